@@ -1,0 +1,158 @@
+// The one interface every storage backend implements: immutable objects by hash, and
+// relational metadata (sessions, checkpoints, branch refs) changed in atomic transactions.
+// Every method is async so a network backend fits; the shared contract suite holds each
+// implementation to the same behaviour.
+
+/** A stored object: its SHA-256 (hex) and its stored bytes (codec byte + body). */
+export interface StoredObject {
+  readonly hash: string;
+  readonly data: Uint8Array;
+}
+
+/** What `listObjects` reports of an object without reading it. */
+export interface ObjectInfo {
+  readonly hash: string;
+  /** Stored size in bytes. */
+  readonly size: number;
+  /** When the object was first written (epoch ms). */
+  readonly createdAt: number;
+}
+
+export interface DeletedObjects {
+  readonly count: number;
+  readonly bytes: number;
+}
+
+export interface SessionRow {
+  readonly id: string;
+  readonly name: string;
+  /** What the session holds: "generic", "reasoning", "conversation", ... */
+  readonly kind: string;
+  readonly createdAt: number;
+  readonly metadata: Record<string, unknown>;
+  /** The next seq to hand out; seqs are never reused, even after deletes. */
+  readonly nextSeq: number;
+  /** The branch HEAD is on, or null when HEAD is detached at `headCheckpoint`. */
+  readonly headBranch: string | null;
+  /** The checkpoint HEAD points at when detached, else null. */
+  readonly headCheckpoint: string | null;
+}
+
+export interface CheckpointRow {
+  readonly id: string;
+  readonly sessionId: string;
+  readonly seq: number;
+  readonly parentId: string | null;
+  /** The branch the checkpoint was made on. */
+  readonly branch: string;
+  readonly createdAt: number;
+  readonly message: string;
+  readonly tags: readonly string[];
+  readonly trigger: string;
+  readonly metadata: Record<string, unknown>;
+  /** Root object of the state's value tree. */
+  readonly stateRoot: string;
+  /** Root object of a workspace file tree, when the checkpoint carries one. */
+  readonly filesRoot: string | null;
+  /** Size of the state as JSON text. */
+  readonly logicalBytes: number;
+  /** Stored bytes of the objects this checkpoint was the first to write. */
+  readonly newBytes: number;
+}
+
+export interface RefRow {
+  readonly sessionId: string;
+  readonly name: string;
+  readonly checkpointId: string;
+}
+
+export interface CheckpointQuery {
+  readonly sessionId?: string;
+  readonly branch?: string;
+  readonly tag?: string;
+  readonly trigger?: string;
+  /** Inclusive lower bound on createdAt (epoch ms). */
+  readonly since?: number;
+  /** Inclusive upper bound on createdAt (epoch ms). */
+  readonly until?: number;
+  /** Sort by seq; "asc" by default. Across sessions the order is by createdAt, then id. */
+  readonly order?: "asc" | "desc";
+  readonly limit?: number;
+}
+
+/** Reads of the metadata. Outside a transaction each call sees the latest committed data. */
+export interface MetaReader {
+  getSessionById(id: string): Promise<SessionRow | undefined>;
+  getSessionByName(name: string): Promise<SessionRow | undefined>;
+  listSessions(): Promise<SessionRow[]>;
+  getCheckpoint(id: string): Promise<CheckpointRow | undefined>;
+  /** Checkpoints whose id starts with `prefix` (upper case), at most `limit`, optionally in one session. */
+  findCheckpointsByPrefix(prefix: string, limit: number, sessionId?: string): Promise<CheckpointRow[]>;
+  getCheckpointBySeq(sessionId: string, seq: number): Promise<CheckpointRow | undefined>;
+  listCheckpoints(query: CheckpointQuery): Promise<CheckpointRow[]>;
+  countCheckpoints(sessionId?: string): Promise<number>;
+  listRefs(sessionId: string): Promise<RefRow[]>;
+  getRef(sessionId: string, name: string): Promise<RefRow | undefined>;
+  /** Every object hash a checkpoint points at directly (state and files roots), for gc and fsck. */
+  listRoots(): Promise<string[]>;
+  /** Bumped by each gc that deletes objects; writers compare it to know their cached object knowledge still holds. */
+  getGcEpoch(): Promise<number>;
+}
+
+/** Metadata changes; all of one `transaction` call commit together or not at all. */
+export interface MetaWriter extends MetaReader {
+  insertSession(row: SessionRow): Promise<void>;
+  updateSession(
+    id: string,
+    patch: Partial<Pick<SessionRow, "name" | "metadata" | "headBranch" | "headCheckpoint">>,
+  ): Promise<void>;
+  /** Deletes the session with its checkpoints and refs (objects are left to gc). */
+  deleteSession(id: string): Promise<void>;
+  /** Hands out the session's next seq and advances the counter. */
+  allocateSeq(sessionId: string): Promise<number>;
+  /** Inserts a checkpoint made elsewhere (import) and raises the session's counter past its seq. */
+  insertCheckpoint(row: CheckpointRow): Promise<void>;
+  updateCheckpoint(id: string, patch: Partial<Pick<CheckpointRow, "tags" | "parentId" | "message" | "metadata">>): Promise<void>;
+  deleteCheckpoints(ids: readonly string[]): Promise<void>;
+  setRef(sessionId: string, name: string, checkpointId: string): Promise<void>;
+  deleteRef(sessionId: string, name: string): Promise<void>;
+  bumpGcEpoch(): Promise<number>;
+  /**
+   * Deletes the given objects that were written before `createdBefore` (epoch ms), so an
+   * object a writer has just written survives. Runs under the transaction's lock so no
+   * checkpoint can commit in between; a deletion is not undone if the transaction fails
+   * (it only ever removes garbage). Returns how many objects and stored bytes went.
+   */
+  deleteObjects(hashes: readonly string[], createdBefore: number): Promise<DeletedObjects>;
+}
+
+export interface BackendCapabilities {
+  /** Data outlives the process. */
+  readonly persistent: boolean;
+  /** Several processes may open the same store at once. */
+  readonly multiProcess: boolean;
+}
+
+export interface Backend {
+  /** The store URL this backend was opened from, for messages. */
+  readonly url: string;
+  readonly capabilities: BackendCapabilities;
+
+  /** Writes objects that are not stored yet (idempotent); returns the stored bytes newly written. */
+  putObjects(objects: readonly StoredObject[]): Promise<number>;
+  /** The stored bytes of each hash that exists; absent hashes are missing from the map. */
+  getObjects(hashes: readonly string[]): Promise<Map<string, Uint8Array>>;
+  /** The subset of `hashes` that is stored. */
+  hasObjects(hashes: readonly string[]): Promise<Set<string>>;
+  /** Every stored object, in no particular order. */
+  listObjects(): AsyncIterable<ObjectInfo>;
+  /** Overwrites an object's stored bytes as they are: only for tests that simulate damage. */
+  corruptObjectForTesting?(hash: string, data: Uint8Array): Promise<void>;
+
+  /** Metadata reads outside a transaction. */
+  readonly meta: MetaReader;
+  /** Runs `fn` in one exclusive metadata transaction: all its writes commit, or none do. */
+  transaction<T>(fn: (tx: MetaWriter) => Promise<T>): Promise<T>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,33 @@
+// Store URLs → backends: `memory:`, `file:DIR`, `sqlite:PATH`.
+import { isAbsolute, resolve } from "node:path";
+import { ForgeError } from "../core/errors.js";
+import type { Backend } from "./backend.js";
+import { FileBackend } from "./file/file-backend.js";
+import { MemoryBackend } from "./memory/memory-backend.js";
+import { SqliteBackend } from "./sqlite/sqlite-backend.js";
+
+export const STORE_URL_FORMS = "memory:, file:DIR, sqlite:PATH";
+
+export async function openBackend(url: string, cwd: string = process.cwd()): Promise<Backend> {
+  const colon = url.indexOf(":");
+  const scheme = colon < 0 ? "" : url.slice(0, colon);
+  const rest = colon < 0 ? url : url.slice(colon + 1).replace(/^\/\/(?=\/)/, "");
+  const path = () => {
+    if (rest === "") throw invalid(url, "it names no path");
+    return isAbsolute(rest) ? rest : resolve(cwd, rest);
+  };
+  switch (scheme) {
+    case "memory":
+      return new MemoryBackend();
+    case "file":
+      return FileBackend.open(path());
+    case "sqlite":
+      return SqliteBackend.open(path());
+    default:
+      throw invalid(url, scheme === "" ? "it has no scheme" : `"${scheme}:" is not a store kind this Forge knows`);
+  }
+}
+
+function invalid(url: string, why: string): ForgeError {
+  return new ForgeError("INVALID_STORE_URL", `invalid store URL "${url}": ${why}`, { hint: `use one of ${STORE_URL_FORMS}` });
+}

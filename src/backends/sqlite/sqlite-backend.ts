@@ -1,0 +1,456 @@
+// `sqlite:PATH` — the embedded default (.forge/forge.db): better-sqlite3 in WAL mode.
+// Many processes may share one file; SQLite's write lock (BEGIN IMMEDIATE, with a busy
+// timeout) serialises their transactions.
+import Database from "better-sqlite3";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import { ForgeError } from "../../core/errors.js";
+import { Mutex } from "../../core/mutex.js";
+import type {
+  Backend,
+  CheckpointQuery,
+  CheckpointRow,
+  DeletedObjects,
+  MetaReader,
+  MetaWriter,
+  ObjectInfo,
+  RefRow,
+  SessionRow,
+  StoredObject,
+} from "../backend.js";
+import { migrate } from "./sqlite-schema.js";
+
+type Db = Database.Database;
+
+interface SessionRecord {
+  id: string;
+  name: string;
+  kind: string;
+  created_at: number;
+  metadata: string;
+  next_seq: number;
+  head_branch: string | null;
+  head_checkpoint: string | null;
+}
+
+interface CheckpointRecord {
+  id: string;
+  session_id: string;
+  seq: number;
+  parent_id: string | null;
+  branch: string;
+  created_at: number;
+  message: string;
+  tags: string;
+  trigger: string;
+  metadata: string;
+  state_root: string;
+  files_root: string | null;
+  logical_bytes: number;
+  new_bytes: number;
+}
+
+export interface SqliteOptions {
+  /** How long a writer waits for another process's write lock, in ms. */
+  readonly busyTimeoutMs?: number;
+}
+
+export class SqliteBackend implements Backend {
+  readonly url: string;
+  readonly capabilities = { persistent: true, multiProcess: true } as const;
+  readonly meta: MetaReader;
+  readonly #db: Db;
+  readonly #lock = new Mutex();
+  readonly #q: Queries;
+  readonly #tx: MetaWriter;
+
+  private constructor(url: string, db: Db) {
+    this.url = url;
+    this.#db = db;
+    this.#q = new Queries(db);
+    this.meta = new SqliteMeta(db, this.#q);
+    this.#tx = new SqliteMeta(db, this.#q);
+  }
+
+  static open(path: string, options: SqliteOptions = {}): SqliteBackend {
+    let db: Db;
+    try {
+      if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+      db = new Database(path, { timeout: options.busyTimeoutMs ?? 60_000 });
+      db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = NORMAL");
+      db.pragma("foreign_keys = ON");
+      migrate(db);
+    } catch (e) {
+      throw new ForgeError("STORE_UNAVAILABLE", `cannot open SQLite store at ${path}: ${(e as Error).message}`, {
+        hint: "check that the path is writable and is a Forge store",
+        cause: e,
+      });
+    }
+    return new SqliteBackend(`sqlite:${path}`, db);
+  }
+
+  putObjects(objects: readonly StoredObject[]): Promise<number> {
+    return this.#lock.run(async () => {
+      const now = Date.now();
+      const insert = this.#q.insertObject;
+      let bytes = 0;
+      this.#db.transaction(() => {
+        for (const o of objects) {
+          if (insert.run(Buffer.from(o.hash, "hex"), o.data, now).changes > 0) bytes += o.data.length;
+        }
+      }).immediate();
+      return bytes;
+    });
+  }
+
+  async getObjects(hashes: readonly string[]): Promise<Map<string, Uint8Array>> {
+    const out = new Map<string, Uint8Array>();
+    if (hashes.length === 0) return out;
+    const rows = this.#q.getObjects.all(JSON.stringify(hashes)) as { hash: Buffer; data: Buffer }[];
+    for (const r of rows) out.set(r.hash.toString("hex"), r.data);
+    return out;
+  }
+
+  async hasObjects(hashes: readonly string[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    if (hashes.length === 0) return out;
+    const rows = this.#q.hasObjects.all(JSON.stringify(hashes)) as { hash: Buffer }[];
+    for (const r of rows) out.add(r.hash.toString("hex"));
+    return out;
+  }
+
+  async *listObjects(): AsyncIterable<ObjectInfo> {
+    // Pages by key so no cursor stays open while the caller works.
+    let after: Buffer = Buffer.alloc(0);
+    for (;;) {
+      const rows = this.#q.listObjects.all(after) as { hash: Buffer; size: number; created_at: number }[];
+      for (const r of rows) yield { hash: r.hash.toString("hex"), size: r.size, createdAt: r.created_at };
+      const last = rows[rows.length - 1];
+      if (!last || rows.length < 1000) return;
+      after = last.hash;
+    }
+  }
+
+  async corruptObjectForTesting(hash: string, data: Uint8Array): Promise<void> {
+    this.#db.prepare("UPDATE objects SET data = ? WHERE hash = ?").run(data, Buffer.from(hash, "hex"));
+  }
+
+  transaction<T>(fn: (tx: MetaWriter) => Promise<T>): Promise<T> {
+    return this.#lock.run(async () => {
+      this.#db.exec("BEGIN IMMEDIATE");
+      try {
+        const result = await fn(this.#tx);
+        this.#db.exec("COMMIT");
+        return result;
+      } catch (e) {
+        if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+        throw e;
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.#lock.run(async () => {
+      if (this.#db.open) this.#db.close();
+    });
+  }
+}
+
+/** Prepared statements, made once per connection. */
+class Queries {
+  readonly insertObject;
+  readonly getObjects;
+  readonly hasObjects;
+  readonly listObjects;
+  readonly deleteObject;
+  readonly sessionById;
+  readonly sessionByName;
+  readonly sessions;
+  readonly checkpoint;
+  readonly checkpointBySeq;
+  readonly checkpointsByPrefix;
+  readonly checkpointsByPrefixInSession;
+  readonly refs;
+  readonly ref;
+  readonly roots;
+  readonly getMeta;
+  readonly setMeta;
+  readonly insertCheckpoint;
+  readonly bumpSeq;
+
+  constructor(db: Db) {
+    this.insertObject = db.prepare("INSERT OR IGNORE INTO objects (hash, data, created_at) VALUES (?, ?, ?)");
+    this.getObjects = db.prepare("SELECT hash, data FROM objects WHERE hash IN (SELECT unhex(value) FROM json_each(?))");
+    this.hasObjects = db.prepare("SELECT hash FROM objects WHERE hash IN (SELECT unhex(value) FROM json_each(?))");
+    this.listObjects = db.prepare("SELECT hash, length(data) AS size, created_at FROM objects WHERE hash > ? ORDER BY hash LIMIT 1000");
+    this.deleteObject = db.prepare("DELETE FROM objects WHERE hash = ? AND created_at < ? RETURNING length(data) AS size");
+    this.sessionById = db.prepare("SELECT * FROM sessions WHERE id = ?");
+    this.sessionByName = db.prepare("SELECT * FROM sessions WHERE name = ?");
+    this.sessions = db.prepare("SELECT * FROM sessions ORDER BY created_at, id");
+    this.checkpoint = db.prepare("SELECT * FROM checkpoints WHERE id = ?");
+    this.checkpointBySeq = db.prepare("SELECT * FROM checkpoints WHERE session_id = ? AND seq = ?");
+    this.checkpointsByPrefix = db.prepare("SELECT * FROM checkpoints WHERE id >= ? AND id < ? ORDER BY id LIMIT ?");
+    this.checkpointsByPrefixInSession = db.prepare(
+      "SELECT * FROM checkpoints WHERE id >= ? AND id < ? AND session_id = ? ORDER BY id LIMIT ?",
+    );
+    this.refs = db.prepare("SELECT session_id, name, checkpoint_id FROM refs WHERE session_id = ? ORDER BY name");
+    this.ref = db.prepare("SELECT session_id, name, checkpoint_id FROM refs WHERE session_id = ? AND name = ?");
+    this.roots = db.prepare("SELECT state_root AS h FROM checkpoints UNION SELECT files_root FROM checkpoints WHERE files_root IS NOT NULL");
+    this.getMeta = db.prepare("SELECT value FROM meta WHERE key = ?");
+    this.setMeta = db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+    this.insertCheckpoint = db.prepare(
+      `INSERT INTO checkpoints (id, session_id, seq, parent_id, branch, created_at, message, tags, trigger, metadata,
+         state_root, files_root, logical_bytes, new_bytes)
+       VALUES (@id, @session_id, @seq, @parent_id, @branch, @created_at, @message, @tags, @trigger, @metadata,
+         @state_root, @files_root, @logical_bytes, @new_bytes)`,
+    );
+    this.bumpSeq = db.prepare("UPDATE sessions SET next_seq = max(next_seq, ?) WHERE id = ?");
+  }
+}
+
+class SqliteMeta implements MetaWriter {
+  readonly #db: Db;
+  readonly #q: Queries;
+
+  constructor(db: Db, q: Queries) {
+    this.#db = db;
+    this.#q = q;
+  }
+
+  async getSessionById(id: string): Promise<SessionRow | undefined> {
+    return toSession(this.#q.sessionById.get(id) as SessionRecord | undefined);
+  }
+
+  async getSessionByName(name: string): Promise<SessionRow | undefined> {
+    return toSession(this.#q.sessionByName.get(name) as SessionRecord | undefined);
+  }
+
+  async listSessions(): Promise<SessionRow[]> {
+    return (this.#q.sessions.all() as SessionRecord[]).map((r) => toSession(r) as SessionRow);
+  }
+
+  async getCheckpoint(id: string): Promise<CheckpointRow | undefined> {
+    return toCheckpoint(this.#q.checkpoint.get(id) as CheckpointRecord | undefined);
+  }
+
+  async findCheckpointsByPrefix(prefix: string, limit: number, sessionId?: string): Promise<CheckpointRow[]> {
+    // A range scan on the primary key: ids are upper-case ASCII, so prefix + "\x7f" bounds it.
+    const hi = prefix + "\x7f";
+    const rows = (
+      sessionId === undefined
+        ? this.#q.checkpointsByPrefix.all(prefix, hi, limit)
+        : this.#q.checkpointsByPrefixInSession.all(prefix, hi, sessionId, limit)
+    ) as CheckpointRecord[];
+    return rows.map((r) => toCheckpoint(r) as CheckpointRow);
+  }
+
+  async getCheckpointBySeq(sessionId: string, seq: number): Promise<CheckpointRow | undefined> {
+    return toCheckpoint(this.#q.checkpointBySeq.get(sessionId, seq) as CheckpointRecord | undefined);
+  }
+
+  async listCheckpoints(q: CheckpointQuery): Promise<CheckpointRow[]> {
+    const where: string[] = [];
+    const params: unknown[] = [];
+    if (q.sessionId !== undefined) where.push("session_id = ?"), params.push(q.sessionId);
+    if (q.branch !== undefined) where.push("branch = ?"), params.push(q.branch);
+    if (q.tag !== undefined) where.push("EXISTS (SELECT 1 FROM json_each(tags) WHERE value = ?)"), params.push(q.tag);
+    if (q.trigger !== undefined) where.push("trigger = ?"), params.push(q.trigger);
+    if (q.since !== undefined) where.push("created_at >= ?"), params.push(q.since);
+    if (q.until !== undefined) where.push("created_at <= ?"), params.push(q.until);
+    const dir = q.order === "desc" ? "DESC" : "ASC";
+    const order = q.sessionId === undefined ? `created_at ${dir}, id ${dir}` : `seq ${dir}`;
+    let sql = `SELECT * FROM checkpoints${where.length ? " WHERE " + where.join(" AND ") : ""} ORDER BY ${order}`;
+    if (q.limit !== undefined) sql += " LIMIT ?", params.push(q.limit);
+    return (this.#db.prepare(sql).all(...params) as CheckpointRecord[]).map((r) => toCheckpoint(r) as CheckpointRow);
+  }
+
+  async countCheckpoints(sessionId?: string): Promise<number> {
+    const row = (
+      sessionId === undefined
+        ? this.#db.prepare("SELECT count(*) AS n FROM checkpoints").get()
+        : this.#db.prepare("SELECT count(*) AS n FROM checkpoints WHERE session_id = ?").get(sessionId)
+    ) as { n: number };
+    return row.n;
+  }
+
+  async listRefs(sessionId: string): Promise<RefRow[]> {
+    return (this.#q.refs.all(sessionId) as RefRecord[]).map(toRef);
+  }
+
+  async getRef(sessionId: string, name: string): Promise<RefRow | undefined> {
+    const r = this.#q.ref.get(sessionId, name) as RefRecord | undefined;
+    return r ? toRef(r) : undefined;
+  }
+
+  async listRoots(): Promise<string[]> {
+    return (this.#q.roots.all() as { h: string }[]).map((r) => r.h);
+  }
+
+  async getGcEpoch(): Promise<number> {
+    const r = this.#q.getMeta.get("gc_epoch") as { value: string } | undefined;
+    return r ? Number(r.value) : 0;
+  }
+
+  async insertSession(row: SessionRow): Promise<void> {
+    try {
+      this.#db
+        .prepare(
+          `INSERT INTO sessions (id, name, kind, created_at, metadata, next_seq, head_branch, head_checkpoint)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        )
+        .run(row.id, row.name, row.kind, row.createdAt, JSON.stringify(row.metadata), row.nextSeq, row.headBranch, row.headCheckpoint);
+    } catch (e) {
+      if ((e as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE" || (e as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+        throw new ForgeError("SESSION_EXISTS", `session "${row.name}" already exists`, { cause: e });
+      }
+      throw e;
+    }
+  }
+
+  async updateSession(id: string, patch: Partial<Pick<SessionRow, "name" | "metadata" | "headBranch" | "headCheckpoint">>): Promise<void> {
+    const sets: string[] = [];
+    const params: unknown[] = [];
+    if (patch.name !== undefined) sets.push("name = ?"), params.push(patch.name);
+    if (patch.metadata !== undefined) sets.push("metadata = ?"), params.push(JSON.stringify(patch.metadata));
+    if (patch.headBranch !== undefined) sets.push("head_branch = ?"), params.push(patch.headBranch);
+    if (patch.headCheckpoint !== undefined) sets.push("head_checkpoint = ?"), params.push(patch.headCheckpoint);
+    if (sets.length === 0) return;
+    const r = this.#db.prepare(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`).run(...params, id);
+    if (r.changes === 0) throw new ForgeError("SESSION_NOT_FOUND", `no session with id ${id}`);
+  }
+
+  async deleteSession(id: string): Promise<void> {
+    // refs and checkpoints go with it (ON DELETE CASCADE).
+    this.#db.prepare("DELETE FROM sessions WHERE id = ?").run(id);
+  }
+
+  async allocateSeq(sessionId: string): Promise<number> {
+    const r = this.#db.prepare("UPDATE sessions SET next_seq = next_seq + 1 WHERE id = ? RETURNING next_seq - 1 AS seq").get(sessionId) as
+      | { seq: number }
+      | undefined;
+    if (!r) throw new ForgeError("SESSION_NOT_FOUND", `no session with id ${sessionId}`);
+    return r.seq;
+  }
+
+  async insertCheckpoint(row: CheckpointRow): Promise<void> {
+    try {
+      this.#q.insertCheckpoint.run(fromCheckpoint(row));
+    } catch (e) {
+      const code = (e as { code?: string }).code ?? "";
+      if (code.startsWith("SQLITE_CONSTRAINT")) {
+        throw new ForgeError("CONFLICT", `checkpoint ${row.id} (#${row.seq}) conflicts with one already stored: ${(e as Error).message}`, {
+          cause: e,
+        });
+      }
+      throw e;
+    }
+    this.#q.bumpSeq.run(row.seq + 1, row.sessionId);
+  }
+
+  async updateCheckpoint(id: string, patch: Partial<Pick<CheckpointRow, "tags" | "parentId" | "message" | "metadata">>): Promise<void> {
+    const sets: string[] = [];
+    const params: unknown[] = [];
+    if (patch.tags !== undefined) sets.push("tags = ?"), params.push(JSON.stringify(patch.tags));
+    if (patch.parentId !== undefined) sets.push("parent_id = ?"), params.push(patch.parentId);
+    if (patch.message !== undefined) sets.push("message = ?"), params.push(patch.message);
+    if (patch.metadata !== undefined) sets.push("metadata = ?"), params.push(JSON.stringify(patch.metadata));
+    if (sets.length === 0) return;
+    const r = this.#db.prepare(`UPDATE checkpoints SET ${sets.join(", ")} WHERE id = ?`).run(...params, id);
+    if (r.changes === 0) throw new ForgeError("CHECKPOINT_NOT_FOUND", `no checkpoint with id ${id}`);
+  }
+
+  async deleteCheckpoints(ids: readonly string[]): Promise<void> {
+    const del = this.#db.prepare("DELETE FROM checkpoints WHERE id = ?");
+    for (const id of ids) del.run(id);
+  }
+
+  async setRef(sessionId: string, name: string, checkpointId: string): Promise<void> {
+    this.#db
+      .prepare("INSERT INTO refs (session_id, name, checkpoint_id) VALUES (?, ?, ?) ON CONFLICT (session_id, name) DO UPDATE SET checkpoint_id = excluded.checkpoint_id")
+      .run(sessionId, name, checkpointId);
+  }
+
+  async deleteRef(sessionId: string, name: string): Promise<void> {
+    this.#db.prepare("DELETE FROM refs WHERE session_id = ? AND name = ?").run(sessionId, name);
+  }
+
+  async bumpGcEpoch(): Promise<number> {
+    const next = (await this.getGcEpoch()) + 1;
+    this.#q.setMeta.run("gc_epoch", String(next));
+    return next;
+  }
+
+  async deleteObjects(hashes: readonly string[], createdBefore: number): Promise<DeletedObjects> {
+    let count = 0;
+    let bytes = 0;
+    for (const h of hashes) {
+      const r = this.#q.deleteObject.get(Buffer.from(h, "hex"), createdBefore) as { size: number } | undefined;
+      if (r) count++, (bytes += r.size);
+    }
+    return { count, bytes };
+  }
+}
+
+interface RefRecord {
+  session_id: string;
+  name: string;
+  checkpoint_id: string;
+}
+
+function toRef(r: RefRecord): RefRow {
+  return { sessionId: r.session_id, name: r.name, checkpointId: r.checkpoint_id };
+}
+
+function toSession(r: SessionRecord | undefined): SessionRow | undefined {
+  if (!r) return undefined;
+  return {
+    id: r.id,
+    name: r.name,
+    kind: r.kind,
+    createdAt: r.created_at,
+    metadata: JSON.parse(r.metadata) as Record<string, unknown>,
+    nextSeq: r.next_seq,
+    headBranch: r.head_branch,
+    headCheckpoint: r.head_checkpoint,
+  };
+}
+
+function toCheckpoint(r: CheckpointRecord | undefined): CheckpointRow | undefined {
+  if (!r) return undefined;
+  return {
+    id: r.id,
+    sessionId: r.session_id,
+    seq: r.seq,
+    parentId: r.parent_id,
+    branch: r.branch,
+    createdAt: r.created_at,
+    message: r.message,
+    tags: JSON.parse(r.tags) as string[],
+    trigger: r.trigger,
+    metadata: JSON.parse(r.metadata) as Record<string, unknown>,
+    stateRoot: r.state_root,
+    filesRoot: r.files_root,
+    logicalBytes: r.logical_bytes,
+    newBytes: r.new_bytes,
+  };
+}
+
+function fromCheckpoint(c: CheckpointRow): CheckpointRecord {
+  return {
+    id: c.id,
+    session_id: c.sessionId,
+    seq: c.seq,
+    parent_id: c.parentId,
+    branch: c.branch,
+    created_at: c.createdAt,
+    message: c.message,
+    tags: JSON.stringify(c.tags),
+    trigger: c.trigger,
+    metadata: JSON.stringify(c.metadata),
+    state_root: c.stateRoot,
+    files_root: c.filesRoot,
+    logical_bytes: c.logicalBytes,
+    new_bytes: c.newBytes,
+  };
+}

@@ -1,0 +1,63 @@
+// Time expressions: a Date, epoch milliseconds, an ISO time, "2025-01-20 14:30:00", or
+// natural language such as "2 hours ago" or "yesterday 5pm" (chrono-node).
+import * as chrono from "chrono-node";
+import { ForgeError } from "./errors.js";
+
+export type TimeInput = Date | number | string;
+
+export class InvalidTimeError extends ForgeError {
+  constructor(input: string, why = "cannot read it as a time") {
+    super("INVALID_TIME", `"${input}": ${why}`, {
+      hint: 'try an ISO time ("2025-01-20T14:30:00Z"), "2025-01-20 14:30:00", "2 hours ago" or "yesterday 5pm"',
+      data: { input },
+    });
+  }
+}
+
+/** Parses a time expression relative to `now`; an expression that is not wholly a time is an error. */
+export function parseTime(input: TimeInput, now: Date = new Date()): Date {
+  if (input instanceof Date) {
+    if (Number.isNaN(input.getTime())) throw new InvalidTimeError(String(input), "is an invalid Date");
+    return input;
+  }
+  if (typeof input === "number") {
+    if (!Number.isFinite(input)) throw new InvalidTimeError(String(input), "is not a finite epoch time");
+    return new Date(input);
+  }
+  const text = input.trim();
+  if (text === "") throw new InvalidTimeError(input, "is empty");
+  if (/^\d{10,13}$/.test(text)) return new Date(text.length === 13 ? Number(text) : Number(text) * 1000);
+  // ISO 8601 with a zone is exact; Date.parse handles it without chrono's guessing.
+  if (/^\d{4}-\d{2}-\d{2}T[\d:.]+(Z|[+-]\d{2}:?\d{2})$/i.test(text)) {
+    const ms = Date.parse(text);
+    if (!Number.isNaN(ms)) return new Date(ms);
+  }
+  const results = chrono.parse(text, now, { forwardDate: false });
+  const first = results[0];
+  // chrono finds times inside longer text; a time query must be nothing but a time.
+  if (!first || results.length !== 1 || !coversWhole(text, first.index, first.text)) {
+    throw new InvalidTimeError(input);
+  }
+  return first.start.date();
+}
+
+function coversWhole(text: string, index: number, matched: string): boolean {
+  const rest = text.slice(0, index) + text.slice(index + matched.length);
+  return /^[\s,.;]*(at|on)?[\s,.;]*$/i.test(rest);
+}
+
+/** "3m 12s", "2h 5m", "4d 3h": a span for people. */
+export function formatDuration(ms: number): string {
+  const sign = ms < 0 ? "-" : "";
+  let s = Math.round(Math.abs(ms) / 1000);
+  if (s < 60) return `${sign}${s}s`;
+  const d = Math.floor(s / 86400);
+  s -= d * 86400;
+  const h = Math.floor(s / 3600);
+  s -= h * 3600;
+  const m = Math.floor(s / 60);
+  s -= m * 60;
+  if (d > 0) return `${sign}${d}d ${h}h`;
+  if (h > 0) return `${sign}${h}h ${m}m`;
+  return `${sign}${m}m ${s}s`;
+}

@@ -1,0 +1,17 @@
+// forge-reasoning: checkpoints and time travel for AI agents.
+export { openStore, Store, type OpenOptions, type SessionOptions } from "./timeline/store.js";
+export { Session, MAIN_BRANCH, type PruneOptions, type PruneReport } from "./timeline/session.js";
+export type * from "./timeline/types.js";
+export type { RetentionPolicy, KeepReason } from "./timeline/retention.js";
+export { DEFAULT_RETENTION } from "./timeline/retention.js";
+export type { GcOptions, GcReport } from "./timeline/gc.js";
+export type { FsckReport } from "./timeline/fsck.js";
+export type { ExportResult, ImportOptions, ImportReport } from "./timeline/bundle.js";
+export { InvalidBundleError } from "./timeline/bundle.js";
+export * from "./core/errors.js";
+export { InvalidTimeError, parseTime, type TimeInput } from "./core/time.js";
+export { ManualClock, systemClock, type Clock } from "./core/clock.js";
+export type { Backend, BackendCapabilities } from "./backends/backend.js";
+export { formatPath, type ValueChange, type ChangeKind } from "./objects/tree-diff.js";
+export type { PathKey } from "./objects/node.js";
+export { DEFAULT_TREE_PARAMS, type TreeParams } from "./objects/value-encoder.js";

@@ -1,0 +1,19 @@
+// SHA-256 content addresses: 64 lower-case hex characters.
+import { createHash } from "node:crypto";
+
+export type Hash = string;
+
+export function sha256(data: string | Uint8Array): Hash {
+  return createHash("sha256").update(data).digest("hex");
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+
+export function isHash(s: string): boolean {
+  return HASH.test(s);
+}
+
+/** The first 32 bits of a hash as an unsigned integer: a free, well-mixed number for chunk boundaries. */
+export function hashBits(hash: Hash): number {
+  return parseInt(hash.slice(0, 8), 16);
+}

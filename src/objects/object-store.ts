@@ -1,0 +1,189 @@
+// The object layer over a backend: writes value trees (only the objects the store lacks),
+// reads and verifies nodes in batches with a bounded cache, and assembles values.
+import { MissingObjectError } from "../core/errors.js";
+import type { Backend, StoredObject } from "../backends/backend.js";
+import { pack, unpack } from "./codec.js";
+import type { Hash } from "./hash.js";
+import { childHashes, parseNode, type TreeNode } from "./node.js";
+import { DEFAULT_TREE_PARAMS, NodeHashCache, encodeTree, type TreeParams } from "./value-encoder.js";
+
+export interface WrittenTree {
+  readonly root: Hash;
+  readonly logicalBytes: number;
+  /** Stored bytes this write added to the backend. */
+  readonly newBytes: number;
+  readonly newObjects: number;
+}
+
+/** How many hashes one backend read asks for at most. */
+const BATCH = 500;
+
+export class ObjectStore {
+  readonly #backend: Backend;
+  readonly #params: TreeParams;
+  readonly #hashCache = new NodeHashCache();
+  /** Hashes known to be stored; cleared when a gc may have removed some. */
+  #known = new Set<Hash>();
+  readonly #nodes = new NodeCache(64 * 1024 * 1024);
+
+  constructor(backend: Backend, params: TreeParams = DEFAULT_TREE_PARAMS) {
+    this.#backend = backend;
+    this.#params = params;
+  }
+
+  /** Forgets which objects are stored: after a gc, what was stored may be gone. */
+  forgetKnown(): void {
+    this.#known = new Set();
+  }
+
+  /** Stores `value` as a tree, writing only what the backend does not have. */
+  async writeValue(value: unknown): Promise<WrittenTree> {
+    const tree = encodeTree(value, this.#hashCache, this.#known, this.#params);
+    this.#hashCache.nextGeneration();
+    const { newBytes, newObjects } = await this.#writeFresh(tree.fresh);
+    return { root: tree.root, logicalBytes: tree.logicalBytes, newBytes, newObjects };
+  }
+
+  async #writeFresh(fresh: Map<Hash, Buffer>): Promise<{ newBytes: number; newObjects: number }> {
+    if (fresh.size === 0) return { newBytes: 0, newObjects: 0 };
+    const hashes = [...fresh.keys()];
+    const present = await this.#backend.hasObjects(hashes);
+    const missing: StoredObject[] = [];
+    for (const [hash, raw] of fresh) if (!present.has(hash)) missing.push({ hash, data: pack(raw) });
+    const newBytes = missing.length > 0 ? await this.#backend.putObjects(missing) : 0;
+    for (const h of hashes) this.#known.add(h);
+    return { newBytes, newObjects: missing.length };
+  }
+
+  /** Writes raw objects already hashed (import); returns the bytes newly stored. */
+  async putRaw(objects: ReadonlyMap<Hash, Buffer>): Promise<number> {
+    return (await this.#writeFresh(new Map(objects))).newBytes;
+  }
+
+  /** Reads, verifies and parses nodes; a hash that is not stored is a MissingObjectError. */
+  async getNodes(hashes: readonly Hash[]): Promise<Map<Hash, TreeNode>> {
+    const out = new Map<Hash, TreeNode>();
+    const wanted: Hash[] = [];
+    for (const h of hashes) {
+      const cached = this.#nodes.get(h);
+      if (cached) out.set(h, cached);
+      else if (!out.has(h)) wanted.push(h);
+    }
+    for (let i = 0; i < wanted.length; i += BATCH) {
+      const batch = wanted.slice(i, i + BATCH);
+      const got = await this.#backend.getObjects(batch);
+      for (const h of batch) {
+        const stored = got.get(h);
+        if (!stored) throw new MissingObjectError(h);
+        const node = parseNode(h, unpack(h, stored));
+        this.#nodes.set(h, node);
+        this.#known.add(h);
+        out.set(h, node);
+      }
+    }
+    return out;
+  }
+
+  async getNode(hash: Hash): Promise<TreeNode> {
+    return (await this.getNodes([hash])).get(hash) as TreeNode;
+  }
+
+  /** Raw verified bytes of objects, for export. */
+  async getRaw(hashes: readonly Hash[]): Promise<Map<Hash, Buffer>> {
+    const out = new Map<Hash, Buffer>();
+    for (let i = 0; i < hashes.length; i += BATCH) {
+      const batch = hashes.slice(i, i + BATCH);
+      const got = await this.#backend.getObjects(batch);
+      for (const h of batch) {
+        const stored = got.get(h);
+        if (!stored) throw new MissingObjectError(h);
+        out.set(h, unpack(h, stored));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Loads every node reachable from `roots`, level by level, one batched read per level;
+   * sub-trees whose root is in `skip` are not entered.
+   */
+  async loadTrees(roots: readonly Hash[], skip?: ReadonlySet<Hash>): Promise<Map<Hash, TreeNode>> {
+    const all = new Map<Hash, TreeNode>();
+    let level = [...new Set(roots)].filter((h) => !skip?.has(h));
+    while (level.length > 0) {
+      const nodes = await this.getNodes(level);
+      const next = new Set<Hash>();
+      for (const [h, node] of nodes) {
+        all.set(h, node);
+        for (const c of childHashes(node)) if (!all.has(c) && !skip?.has(c)) next.add(c);
+      }
+      level = [...next];
+    }
+    return all;
+  }
+
+  /** The JSON value stored under `root`, as a fresh object the caller may change. */
+  async readValue(root: Hash): Promise<unknown> {
+    const nodes = await this.loadTrees([root]);
+    return assemble(root, nodes);
+  }
+}
+
+/** Builds the value of `hash` from loaded nodes. */
+export function assemble(hash: Hash, nodes: ReadonlyMap<Hash, TreeNode>): unknown {
+  const node = nodes.get(hash);
+  if (!node) throw new MissingObjectError(hash);
+  if (node.kind === "a") {
+    const out: unknown[] = [];
+    for (const [h] of node.entries) {
+      const part = assemble(h, nodes);
+      for (const item of part as unknown[]) out.push(item);
+    }
+    return out;
+  }
+  const value: unknown = JSON.parse(node.body);
+  for (const ref of node.refs) {
+    let target = value as Record<string | number, unknown>;
+    const last = ref.length - 1;
+    for (let i = 1; i < last; i++) target = target[ref[i] as string | number] as Record<string | number, unknown>;
+    target[ref[last] as string | number] = assemble(ref[0], nodes);
+  }
+  return value;
+}
+
+/** Parsed nodes by hash, least recently used dropped first once over a size budget. */
+class NodeCache {
+  readonly #map = new Map<Hash, TreeNode>();
+  readonly #budget: number;
+  #size = 0;
+
+  constructor(budgetChars: number) {
+    this.#budget = budgetChars;
+  }
+
+  get(hash: Hash): TreeNode | undefined {
+    const node = this.#map.get(hash);
+    if (node) {
+      this.#map.delete(hash);
+      this.#map.set(hash, node);
+    }
+    return node;
+  }
+
+  set(hash: Hash, node: TreeNode): void {
+    if (this.#map.has(hash)) return;
+    this.#map.set(hash, node);
+    this.#size += sizeOf(node);
+    while (this.#size > this.#budget) {
+      const oldest = this.#map.keys().next();
+      if (oldest.done) break;
+      const old = this.#map.get(oldest.value) as TreeNode;
+      this.#map.delete(oldest.value);
+      this.#size -= sizeOf(old);
+    }
+  }
+}
+
+function sizeOf(node: TreeNode): number {
+  return node.kind === "j" ? node.body.length + 80 * node.refs.length : 80 * node.entries.length;
+}

@@ -1,0 +1,319 @@
+// Export and import: checkpoints with every object they need, in one portable file.
+//
+//   "FORGE-BUNDLE 1\n", then records: kind (1 byte) · length (u32 BE) · payload
+//     M  the manifest (JSON: sessions, their checkpoints and branches)
+//     O  an object: 32-byte hash, then its stored bytes (codec byte + body)
+//     E  the end: SHA-256 of every byte before this record
+//
+// Import checks the whole file before it writes anything — the end hash, every object's
+// hash, the manifest's schema, and that every checkpoint's trees are complete — then
+// writes objects, then all metadata in one transaction: all or nothing.
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import { ForgeError } from "../core/errors.js";
+import { checkName, isId } from "../core/ids.js";
+import type { CheckpointRow, MetaWriter, SessionRow } from "../backends/backend.js";
+import { unpack } from "../objects/codec.js";
+import { isHash, type Hash } from "../objects/hash.js";
+import { childHashes, parseNode } from "../objects/node.js";
+import type { StoreContext } from "./store-context.js";
+
+const MAGIC = Buffer.from("FORGE-BUNDLE 1\n");
+
+const hashSchema = z.string().refine(isHash, "not a SHA-256 hex hash");
+const idSchema = z.string().refine(isId, "not a checkpoint id");
+const nameSchema = z.string().min(1).max(128);
+
+const checkpointSchema = z.object({
+  id: idSchema,
+  seq: z.number().int().min(1),
+  parentId: idSchema.nullable(),
+  branch: nameSchema,
+  createdAt: z.number().int().nonnegative(),
+  message: z.string(),
+  tags: z.array(z.string()),
+  trigger: z.string(),
+  metadata: z.record(z.string(), z.unknown()),
+  stateRoot: hashSchema,
+  filesRoot: hashSchema.nullable(),
+  logicalBytes: z.number().int().nonnegative(),
+  newBytes: z.number().int().nonnegative(),
+});
+
+const sessionSchema = z.object({
+  id: idSchema,
+  name: nameSchema,
+  kind: z.string().min(1),
+  createdAt: z.number().int().nonnegative(),
+  metadata: z.record(z.string(), z.unknown()),
+  headBranch: nameSchema.nullable(),
+  headCheckpoint: idSchema.nullable(),
+  branches: z.array(z.object({ name: nameSchema, checkpointId: idSchema })),
+  checkpoints: z.array(checkpointSchema),
+});
+
+const manifestSchema = z.object({
+  format: z.literal("forge-bundle"),
+  version: z.literal(1),
+  createdAt: z.string(),
+  sessions: z.array(sessionSchema),
+});
+
+type Manifest = z.infer<typeof manifestSchema>;
+type BundleSession = z.infer<typeof sessionSchema>;
+
+export class InvalidBundleError extends ForgeError {
+  constructor(why: string, cause?: unknown) {
+    super("INVALID_BUNDLE", `not a valid Forge bundle: ${why}`, {
+      hint: "the file is damaged or not a bundle; nothing was imported",
+      cause,
+    });
+  }
+}
+
+export interface ExportSelection {
+  /** Sessions to export whole. */
+  readonly sessions?: readonly SessionRow[];
+  /** Single checkpoints to export (with their sessions' names, branches pointing at them, nothing else). */
+  readonly checkpoints?: readonly CheckpointRow[];
+}
+
+export interface ExportResult {
+  readonly bytes: Buffer;
+  readonly sessions: number;
+  readonly checkpoints: number;
+  readonly objects: number;
+}
+
+export async function exportBundle(ctx: StoreContext, selection: ExportSelection): Promise<ExportResult> {
+  const meta = ctx.backend.meta;
+  const bySession = new Map<string, { row: SessionRow; checkpoints: Map<string, CheckpointRow> }>();
+  const entry = async (sessionId: string) => {
+    let e = bySession.get(sessionId);
+    if (!e) {
+      const row = await meta.getSessionById(sessionId);
+      if (!row) throw new ForgeError("SESSION_NOT_FOUND", `no session with id ${sessionId}`);
+      bySession.set(sessionId, (e = { row, checkpoints: new Map() }));
+    }
+    return e;
+  };
+  for (const s of selection.sessions ?? []) {
+    const e = await entry(s.id);
+    for (const c of await meta.listCheckpoints({ sessionId: s.id })) e.checkpoints.set(c.id, c);
+  }
+  for (const c of selection.checkpoints ?? []) (await entry(c.sessionId)).checkpoints.set(c.id, c);
+
+  const sessions: BundleSession[] = [];
+  const roots: Hash[] = [];
+  let checkpointCount = 0;
+  for (const { row, checkpoints } of bySession.values()) {
+    const refs = (await meta.listRefs(row.id)).filter((r) => checkpoints.has(r.checkpointId));
+    const list = [...checkpoints.values()].sort((a, b) => a.seq - b.seq);
+    checkpointCount += list.length;
+    for (const c of list) {
+      roots.push(c.stateRoot);
+      if (c.filesRoot !== null) roots.push(c.filesRoot);
+    }
+    const headOk = row.headBranch !== null ? refs.some((r) => r.name === row.headBranch) : row.headCheckpoint !== null && checkpoints.has(row.headCheckpoint);
+    sessions.push({
+      id: row.id,
+      name: row.name,
+      kind: row.kind,
+      createdAt: row.createdAt,
+      metadata: row.metadata,
+      headBranch: headOk ? row.headBranch : null,
+      headCheckpoint: headOk ? row.headCheckpoint : null,
+      branches: refs.map((r) => ({ name: r.name, checkpointId: r.checkpointId })),
+      checkpoints: list.map(({ sessionId: _s, ...c }) => ({ ...c, tags: [...c.tags] })),
+    });
+  }
+  const manifest: Manifest = { format: "forge-bundle", version: 1, createdAt: new Date(ctx.clock.now()).toISOString(), sessions };
+  const hashes = [...(await ctx.objects.loadTrees(roots)).keys()];
+  const parts: Buffer[] = [MAGIC, record("M", Buffer.from(JSON.stringify(manifest)))];
+  for (let i = 0; i < hashes.length; i += 500) {
+    const batch = hashes.slice(i, i + 500);
+    const got = await ctx.backend.getObjects(batch);
+    for (const h of batch) {
+      const stored = got.get(h) as Uint8Array; // loadTrees just read and verified it
+      parts.push(record("O", Buffer.concat([Buffer.from(h, "hex"), stored])));
+    }
+  }
+  const body = Buffer.concat(parts);
+  const end = record("E", createHash("sha256").update(body).digest());
+  return { bytes: Buffer.concat([body, end]), sessions: sessions.length, checkpoints: checkpointCount, objects: hashes.length };
+}
+
+function record(kind: "M" | "O" | "E", payload: Buffer): Buffer {
+  const head = Buffer.allocUnsafe(5);
+  head[0] = kind.charCodeAt(0);
+  head.writeUInt32BE(payload.length, 1);
+  return Buffer.concat([head, payload]);
+}
+
+interface ParsedBundle {
+  readonly manifest: Manifest;
+  /** hash → stored bytes (verified) */
+  readonly objects: Map<Hash, Uint8Array>;
+  /** hash → children (from the verified, parsed objects) */
+  readonly children: Map<Hash, Hash[]>;
+}
+
+/** Reads and checks a whole bundle; throws InvalidBundleError on the first thing wrong. */
+export function parseBundle(bytes: Uint8Array): ParsedBundle {
+  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  if (buf.length < MAGIC.length || !buf.subarray(0, MAGIC.length).equals(MAGIC)) {
+    throw new InvalidBundleError("it does not start with the Forge bundle header");
+  }
+  let pos = MAGIC.length;
+  let manifestBytes: Buffer | undefined;
+  const objects = new Map<Hash, Uint8Array>();
+  let ended = false;
+  while (pos < buf.length) {
+    if (pos + 5 > buf.length) throw new InvalidBundleError(`it is truncated at byte ${pos}`);
+    const kind = String.fromCharCode(buf[pos] as number);
+    const len = buf.readUInt32BE(pos + 1);
+    const start = pos + 5;
+    if (start + len > buf.length) throw new InvalidBundleError(`it is truncated: a record at byte ${pos} runs past the end`);
+    const payload = buf.subarray(start, start + len);
+    if (kind === "E") {
+      const expected = createHash("sha256").update(buf.subarray(0, pos)).digest();
+      if (len !== 32 || !payload.equals(expected)) throw new InvalidBundleError("its checksum does not match its content (the file was changed or damaged)");
+      if (start + len !== buf.length) throw new InvalidBundleError("it has bytes after its end record");
+      ended = true;
+      break;
+    }
+    if (kind === "M") {
+      if (manifestBytes) throw new InvalidBundleError("it has two manifests");
+      manifestBytes = payload;
+    } else if (kind === "O") {
+      if (len < 33) throw new InvalidBundleError(`the object record at byte ${pos} is too short`);
+      objects.set(payload.subarray(0, 32).toString("hex"), payload.subarray(32));
+    } else {
+      throw new InvalidBundleError(`unknown record kind ${JSON.stringify(kind)} at byte ${pos}`);
+    }
+    pos = start + len;
+  }
+  if (!ended) throw new InvalidBundleError("it is truncated: the end record is missing");
+  if (!manifestBytes) throw new InvalidBundleError("it has no manifest");
+  let json: unknown;
+  try {
+    json = JSON.parse(manifestBytes.toString("utf8"));
+  } catch (e) {
+    throw new InvalidBundleError("its manifest is not JSON", e);
+  }
+  const parsed = manifestSchema.safeParse(json);
+  if (!parsed.success) throw new InvalidBundleError(`its manifest is malformed: ${z.prettifyError(parsed.error)}`);
+  const children = new Map<Hash, Hash[]>();
+  for (const [hash, stored] of objects) {
+    try {
+      children.set(hash, childHashes(parseNode(hash, unpack(hash, stored))));
+    } catch (e) {
+      throw new InvalidBundleError(`object ${hash}: ${(e as Error).message}`, e);
+    }
+  }
+  for (const s of parsed.data.sessions) {
+    checkName("session", s.name);
+    for (const b of s.branches) checkName("branch", b.name);
+  }
+  return { manifest: parsed.data, objects, children };
+}
+
+export interface ImportOptions {
+  /** Import a bundle holding one session under this name instead of its own. */
+  readonly as?: string;
+}
+
+export interface ImportReport {
+  readonly sessions: readonly { readonly name: string; readonly created: boolean; readonly checkpoints: number; readonly skipped: number }[];
+  readonly objects: number;
+  readonly newBytes: number;
+}
+
+export async function importBundle(ctx: StoreContext, bytes: Uint8Array, options: ImportOptions = {}): Promise<ImportReport> {
+  const bundle = parseBundle(bytes);
+  const { sessions } = bundle.manifest;
+  if (options.as !== undefined) {
+    checkName("session", options.as);
+    if (sessions.length !== 1) throw new ForgeError("INVALID_ARGUMENT", `--as names one session, but the bundle holds ${sessions.length}`);
+  }
+  // Every tree must be whole: each object it needs is in the bundle or already stored.
+  const outside = new Set<Hash>();
+  const seen = new Set<Hash>();
+  const walk = (root: Hash) => {
+    const stack = [root];
+    while (stack.length > 0) {
+      const h = stack.pop() as Hash;
+      if (seen.has(h)) continue;
+      seen.add(h);
+      const kids = bundle.children.get(h);
+      if (kids) stack.push(...kids);
+      else outside.add(h);
+    }
+  };
+  for (const s of sessions) for (const c of s.checkpoints) for (const r of [c.stateRoot, c.filesRoot]) if (r !== null) walk(r);
+  if (outside.size > 0) {
+    const stored = await ctx.backend.hasObjects([...outside]);
+    const lacking = [...outside].filter((h) => !stored.has(h));
+    if (lacking.length > 0) throw new InvalidBundleError(`${lacking.length} object(s) its checkpoints need are neither in it nor in this store, e.g. ${lacking[0]}`);
+  }
+  const newBytes = await ctx.backend.putObjects([...bundle.objects].map(([hash, data]) => ({ hash, data })));
+  const report = await ctx.backend.transaction(async (tx) => {
+    const out: ImportReport["sessions"][number][] = [];
+    for (const s of sessions) out.push(await importSession(tx, s, options.as ?? s.name));
+    return out;
+  });
+  return { sessions: report, objects: bundle.objects.size, newBytes };
+}
+
+async function importSession(tx: MetaWriter, s: BundleSession, name: string): Promise<ImportReport["sessions"][number]> {
+  let session = await tx.getSessionById(s.id);
+  const byName = await tx.getSessionByName(name);
+  let created = false;
+  if (!session && byName) {
+    throw new ForgeError("IMPORT_CONFLICT", `this store already has a different session named "${name}"`, {
+      hint: "import it under another name with --as NAME",
+    });
+  }
+  if (!session) {
+    session = {
+      id: s.id,
+      name,
+      kind: s.kind,
+      createdAt: s.createdAt,
+      metadata: s.metadata,
+      nextSeq: 1,
+      headBranch: s.headBranch ?? "main",
+      headCheckpoint: s.headBranch === null ? s.headCheckpoint : null,
+    };
+    await tx.insertSession(session);
+    created = true;
+  }
+  const present = new Set(s.checkpoints.map((c) => c.id));
+  let added = 0;
+  let skipped = 0;
+  for (const c of s.checkpoints) {
+    const existing = await tx.getCheckpoint(c.id);
+    if (existing) {
+      if (existing.sessionId !== s.id || existing.stateRoot !== c.stateRoot) {
+        throw new ForgeError("IMPORT_CONFLICT", `checkpoint ${c.id} exists in this store with different content`);
+      }
+      skipped++;
+      continue;
+    }
+    const taken = await tx.getCheckpointBySeq(s.id, c.seq);
+    if (taken) {
+      throw new ForgeError("IMPORT_CONFLICT", `session "${name}" already has a different checkpoint #${c.seq} (${taken.id})`, {
+        hint: "import it as a new session with --as NAME",
+      });
+    }
+    await tx.insertCheckpoint({
+      ...c,
+      sessionId: s.id,
+      // A parent left out of the bundle (and not here already) cuts the ancestry there.
+      parentId: c.parentId !== null && (present.has(c.parentId) || (await tx.getCheckpoint(c.parentId))) ? c.parentId : null,
+    });
+    added++;
+  }
+  for (const b of s.branches) if (created || !(await tx.getRef(s.id, b.name))) await tx.setRef(s.id, b.name, b.checkpointId);
+  return { name, created, checkpoints: added, skipped };
+}

@@ -1,0 +1,454 @@
+// One session's timeline: checkpoints, HEAD, branches, tags, time travel, compare, prune.
+// Write order (DESIGN §3): a state's objects are stored first; the checkpoint row, the
+// branch ref and HEAD then change in one transaction, so a crash at any moment leaves at
+// worst unreferenced objects, never a checkpoint that points at nothing.
+import { CheckpointNotFoundError, ForgeError, InvalidArgumentError } from "../core/errors.js";
+import { checkName, newId } from "../core/ids.js";
+import { parseTime, type TimeInput } from "../core/time.js";
+import type { CheckpointRow, MetaReader, MetaWriter, SessionRow } from "../backends/backend.js";
+import { compareCheckpoints } from "./compare.js";
+import { headId, resolveRef } from "./refs.js";
+import { DEFAULT_RETENTION, isEmptyPolicy, planRetention, type KeepReason, type RetentionPolicy } from "./retention.js";
+import type { StoreContext } from "./store-context.js";
+import {
+  toCheckpoint,
+  toSessionInfo,
+  type Branch,
+  type Checkpoint,
+  type CheckpointOptions,
+  type Comparison,
+  type Head,
+  type ListFilter,
+  type RestoreOptions,
+  type RestoreResult,
+  type SessionInfo,
+  type Timeline,
+} from "./types.js";
+
+export const MAIN_BRANCH = "main";
+const MAX_WRITE_ATTEMPTS = 5;
+
+export interface PruneOptions extends RetentionPolicy {
+  /** Report what would go without deleting anything. */
+  readonly dryRun?: boolean;
+}
+
+export interface PruneReport {
+  readonly dryRun: boolean;
+  readonly policy: RetentionPolicy;
+  readonly kept: readonly { readonly checkpoint: Checkpoint; readonly reason: KeepReason }[];
+  readonly deleted: readonly Checkpoint[];
+  /** Where HEAD went, when the checkpoint it was detached at was pruned. */
+  readonly headMoved: { readonly from: string; readonly to: Head["branch"] | string } | null;
+}
+
+export class Session {
+  readonly #ctx: StoreContext;
+  readonly id: string;
+  readonly name: string;
+
+  constructor(ctx: StoreContext, row: SessionRow) {
+    this.#ctx = ctx;
+    this.id = row.id;
+    this.name = row.name;
+  }
+
+  get #meta(): MetaReader {
+    return this.#ctx.backend.meta;
+  }
+
+  async #row(reader: MetaReader = this.#meta): Promise<SessionRow> {
+    const row = await reader.getSessionById(this.id);
+    if (!row) throw new ForgeError("SESSION_NOT_FOUND", `session "${this.name}" no longer exists`);
+    return row;
+  }
+
+  #info(row: CheckpointRow): Checkpoint {
+    return toCheckpoint(row, this.name);
+  }
+
+  async info(): Promise<SessionInfo> {
+    return toSessionInfo(await this.#row());
+  }
+
+  /** Saves `state` as a new checkpoint on HEAD's branch (or a new branch when HEAD is detached). */
+  async checkpoint(state: unknown, options: CheckpointOptions = {}): Promise<Checkpoint> {
+    const tags = normalizeTags(options.tags ?? []);
+    const trigger = options.trigger ?? "manual";
+    if (!/^[a-z][a-z0-9_-]{0,63}$/.test(trigger)) {
+      throw new InvalidArgumentError(`invalid trigger "${trigger}"`, "use lower-case letters, digits, _ and -");
+    }
+    const metadata = options.metadata ?? {};
+    if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) {
+      throw new InvalidArgumentError("checkpoint metadata must be a JSON object");
+    }
+    JSON.stringify(metadata); // throws early on cycles, before anything is written
+    for (let attempt = 1; ; attempt++) {
+      const epoch = await this.#ctx.syncGcEpoch();
+      const tree = await this.#ctx.objects.writeValue(state);
+      const row = await this.#ctx.backend.transaction(async (tx) => {
+        // A gc that ran since we looked may have deleted objects this tree reuses.
+        if ((await tx.getGcEpoch()) !== epoch) return null;
+        const session = await this.#row(tx);
+        const seq = await tx.allocateSeq(this.id);
+        let branch: string;
+        let parentId: string | null;
+        if (session.headBranch !== null) {
+          branch = session.headBranch;
+          parentId = (await tx.getRef(this.id, branch))?.checkpointId ?? null;
+        } else {
+          parentId = session.headCheckpoint;
+          const parent = parentId === null ? undefined : await tx.getCheckpoint(parentId);
+          branch = await freeBranchName(tx, this.id, `${parent?.branch ?? MAIN_BRANCH}-from-${parent?.seq ?? 0}`);
+        }
+        const row: CheckpointRow = {
+          id: newId(),
+          sessionId: this.id,
+          seq,
+          parentId,
+          branch,
+          createdAt: this.#ctx.clock.now(),
+          message: options.message ?? "",
+          tags,
+          trigger,
+          metadata,
+          stateRoot: tree.root,
+          filesRoot: options.filesRoot ?? null,
+          logicalBytes: tree.logicalBytes,
+          newBytes: tree.newBytes,
+        };
+        await tx.insertCheckpoint(row);
+        await tx.setRef(this.id, branch, row.id);
+        if (session.headBranch !== branch || session.headCheckpoint !== null) {
+          await tx.updateSession(this.id, { headBranch: branch, headCheckpoint: null });
+        }
+        return row;
+      });
+      if (row) return this.#info(row);
+      if (attempt >= MAX_WRITE_ATTEMPTS) {
+        throw new ForgeError("CONFLICT", `could not save the checkpoint: garbage collection kept running during ${attempt} attempts`, {
+          hint: "try again when no `forge gc` is running",
+        });
+      }
+    }
+  }
+
+  /** The checkpoint a ref names (see refs.ts for the grammar). */
+  async get(ref: string): Promise<Checkpoint> {
+    return this.#info(await this.#resolve(ref));
+  }
+
+  async #resolve(ref: string, reader: MetaReader = this.#meta): Promise<CheckpointRow> {
+    return resolveRef(reader, await this.#row(reader), ref);
+  }
+
+  /** Resolves a ref and insists the checkpoint belongs to this session. */
+  async #resolveOwn(ref: string, reader: MetaReader = this.#meta): Promise<CheckpointRow> {
+    const row = await this.#resolve(ref, reader);
+    if (row.sessionId !== this.id) {
+      const other = await reader.getSessionById(row.sessionId);
+      throw new ForgeError("INVALID_REF", `checkpoint ${row.id} belongs to session "${other?.name ?? row.sessionId}", not "${this.name}"`, {
+        hint: `pass --session ${other?.name ?? row.sessionId}`,
+      });
+    }
+    return row;
+  }
+
+  async list(filter: ListFilter = {}): Promise<Checkpoint[]> {
+    if (filter.limit !== undefined && (!Number.isInteger(filter.limit) || filter.limit < 0)) {
+      throw new InvalidArgumentError(`limit must be a whole number ≥ 0, not ${filter.limit}`);
+    }
+    const now = new Date(this.#ctx.clock.now());
+    const rows = await this.#meta.listCheckpoints({
+      sessionId: this.id,
+      ...(filter.tag !== undefined && { tag: filter.tag }),
+      ...(filter.branch !== undefined && { branch: filter.branch }),
+      ...(filter.trigger !== undefined && { trigger: filter.trigger }),
+      ...(filter.since !== undefined && { since: parseTime(filter.since, now).getTime() }),
+      ...(filter.until !== undefined && { until: parseTime(filter.until, now).getTime() }),
+      ...(filter.limit !== undefined && { limit: filter.limit }),
+      order: filter.order ?? "asc",
+    });
+    return rows.map((r) => this.#info(r));
+  }
+
+  async head(): Promise<Head> {
+    const row = await this.#row();
+    const id = await headId(this.#meta, row);
+    const cp = id === null ? undefined : await this.#meta.getCheckpoint(id);
+    return { branch: row.headBranch, checkpoint: cp ? this.#info(cp) : null };
+  }
+
+  /** The state saved in a checkpoint, without moving HEAD. */
+  async state(ref = "HEAD"): Promise<unknown> {
+    const row = await this.#resolve(ref);
+    return this.#ctx.objects.readValue(row.stateRoot);
+  }
+
+  /**
+   * Makes a checkpoint current again and returns its state. By default nothing is lost:
+   * HEAD moves, and the next checkpoint forks a new branch while the old future stays on
+   * its own. With `discardFuture` (the linear model) later checkpoints on the branch go.
+   */
+  async restore(ref: string, options: RestoreOptions = {}): Promise<RestoreResult> {
+    const target = await this.#resolveOwn(ref);
+    // Read first: a damaged state fails the restore before HEAD moves.
+    const state = await this.#ctx.objects.readValue(target.stateRoot);
+    const { head, discarded } = await this.#ctx.backend.transaction(async (tx) => {
+      const session = await this.#row(tx);
+      const heads = await tx.listRefs(this.id);
+      const cp = await tx.getCheckpoint(target.id);
+      if (!cp) throw new CheckpointNotFoundError(ref, "it was deleted while restoring");
+      if (options.discardFuture) {
+        const branch = await branchForLinearRestore(tx, session, cp, heads);
+        const discarded = await discardAfter(tx, branch, cp, heads);
+        await tx.setRef(this.id, branch, cp.id);
+        await tx.updateSession(this.id, { headBranch: branch, headCheckpoint: null });
+        return { head: { branch, checkpointId: cp.id }, discarded };
+      }
+      // Stay on a branch when the target is its head: the current one first, then the target's own.
+      const onHead =
+        heads.find((h) => h.name === session.headBranch && h.checkpointId === cp.id) ??
+        heads.find((h) => h.name === cp.branch && h.checkpointId === cp.id) ??
+        heads.find((h) => h.checkpointId === cp.id);
+      if (onHead) {
+        await tx.updateSession(this.id, { headBranch: onHead.name, headCheckpoint: null });
+        return { head: { branch: onHead.name, checkpointId: cp.id }, discarded: [] as CheckpointRow[] };
+      }
+      await tx.updateSession(this.id, { headBranch: null, headCheckpoint: cp.id });
+      return { head: { branch: null, checkpointId: cp.id }, discarded: [] as CheckpointRow[] };
+    });
+    return { checkpoint: this.#info(target), state, head, discarded: discarded.map((r) => this.#info(r)) };
+  }
+
+  /** Creates a branch at a checkpoint (HEAD by default) without switching to it. */
+  async branch(name: string, options: { from?: string } = {}): Promise<Branch> {
+    checkName("branch", name);
+    return this.#ctx.backend.transaction(async (tx) => {
+      if (await tx.getRef(this.id, name)) {
+        throw new ForgeError("BRANCH_EXISTS", `branch "${name}" already exists in session "${this.name}"`, {
+          hint: "pick another name or delete the old branch first",
+        });
+      }
+      const from = await this.#resolveOwn(options.from ?? "HEAD", tx);
+      await tx.setRef(this.id, name, from.id);
+      const session = await this.#row(tx);
+      return { name, head: this.#info(from), current: session.headBranch === name };
+    });
+  }
+
+  /** Moves HEAD onto a branch and returns the state at its head. */
+  async switch(name: string): Promise<RestoreResult> {
+    const ref = await this.#meta.getRef(this.id, name);
+    if (!ref) throw this.#noBranch(name);
+    const cp = await this.#meta.getCheckpoint(ref.checkpointId);
+    if (!cp) throw new CheckpointNotFoundError(name, `branch ${name} points at ${ref.checkpointId}, which is gone; run \`forge fsck\``);
+    const state = await this.#ctx.objects.readValue(cp.stateRoot);
+    await this.#ctx.backend.transaction(async (tx) => {
+      if (!(await tx.getRef(this.id, name))) throw this.#noBranch(name);
+      await tx.updateSession(this.id, { headBranch: name, headCheckpoint: null });
+    });
+    return { checkpoint: this.#info(cp), state, head: { branch: name, checkpointId: cp.id }, discarded: [] };
+  }
+
+  #noBranch(name: string): ForgeError {
+    return new ForgeError("BRANCH_NOT_FOUND", `session "${this.name}" has no branch "${name}"`, {
+      hint: "run `forge checkpoint branches` to see them",
+    });
+  }
+
+  async branches(): Promise<Branch[]> {
+    const session = await this.#row();
+    const out: Branch[] = [];
+    for (const r of await this.#meta.listRefs(this.id)) {
+      const cp = await this.#meta.getCheckpoint(r.checkpointId);
+      if (cp) out.push({ name: r.name, head: this.#info(cp), current: session.headBranch === r.name });
+    }
+    return out;
+  }
+
+  /**
+   * Deletes a branch name. Its checkpoints stay until a prune removes them; the branch
+   * HEAD is on cannot be deleted.
+   */
+  async deleteBranch(name: string): Promise<void> {
+    await this.#ctx.backend.transaction(async (tx) => {
+      if (!(await tx.getRef(this.id, name))) throw this.#noBranch(name);
+      const session = await this.#row(tx);
+      if (session.headBranch === name) {
+        throw new ForgeError("INVALID_ARGUMENT", `cannot delete branch "${name}": HEAD is on it`, {
+          hint: "switch to another branch first",
+        });
+      }
+      await tx.deleteRef(this.id, name);
+    });
+  }
+
+  async tag(ref: string, ...tags: string[]): Promise<Checkpoint> {
+    return this.#retag(ref, (old) => normalizeTags([...old, ...tags]));
+  }
+
+  async untag(ref: string, ...tags: string[]): Promise<Checkpoint> {
+    return this.#retag(ref, (old) => old.filter((t) => !tags.includes(t)));
+  }
+
+  async #retag(ref: string, change: (old: readonly string[]) => string[]): Promise<Checkpoint> {
+    return this.#ctx.backend.transaction(async (tx) => {
+      const row = await this.#resolveOwn(ref, tx);
+      const tags = change(row.tags);
+      await tx.updateCheckpoint(row.id, { tags });
+      return this.#info({ ...row, tags });
+    });
+  }
+
+  /** The last checkpoint made at or before `when`; undefined if the session had none yet. */
+  async at(when: TimeInput): Promise<Checkpoint | undefined> {
+    const t = parseTime(when, new Date(this.#ctx.clock.now()));
+    const [row] = await this.#meta.listCheckpoints({ sessionId: this.id, until: t.getTime(), order: "desc", limit: 1 });
+    return row ? this.#info(row) : undefined;
+  }
+
+  async compare(a: string, b: string): Promise<Comparison> {
+    const from = this.#info(await this.#resolve(a));
+    const to = this.#info(await this.#resolve(b));
+    return compareCheckpoints(this.#ctx.objects, from, to);
+  }
+
+  async timeline(): Promise<Timeline> {
+    const session = await this.#row();
+    const rows = await this.#meta.listCheckpoints({ sessionId: this.id });
+    const refs = await this.#meta.listRefs(this.id);
+    return {
+      session: toSessionInfo(session),
+      head: { branch: session.headBranch, checkpointId: await headId(this.#meta, session) },
+      branches: refs.map((r) => ({ name: r.name, headId: r.checkpointId })),
+      checkpoints: rows.map((r) => this.#info(r)),
+    };
+  }
+
+  /**
+   * Deletes the checkpoints no retention rule keeps (branch heads always stay). Children of
+   * a deleted checkpoint are re-linked to its nearest kept ancestor. With no rule given,
+   * the design's default retention applies. The objects they used become garbage for gc.
+   */
+  async prune(options: PruneOptions = {}): Promise<PruneReport> {
+    const { dryRun = false, ...rules } = options;
+    const policy = isEmptyPolicy(rules) ? DEFAULT_RETENTION : rules;
+    const run = async (tx: MetaReader & Partial<MetaWriter>, write: boolean): Promise<PruneReport> => {
+      const rows = await tx.listCheckpoints({ sessionId: this.id });
+      const refs = await tx.listRefs(this.id);
+      const keep = planRetention(rows, new Set(refs.map((r) => r.checkpointId)), policy, this.#ctx.clock.now());
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      const gone = rows.filter((r) => !keep.has(r.id));
+      const keptAncestor = (id: string | null): string | null => {
+        while (id !== null && !keep.has(id)) id = byId.get(id)?.parentId ?? null;
+        return id;
+      };
+      const session = await this.#row(tx);
+      let headMoved: PruneReport["headMoved"] = null;
+      if (session.headBranch === null && session.headCheckpoint !== null && !keep.has(session.headCheckpoint)) {
+        const to = keptAncestor(session.headCheckpoint);
+        const fallback = refs.find((r) => r.name === MAIN_BRANCH) ?? refs[0];
+        headMoved = { from: session.headCheckpoint, to: to ?? fallback?.name ?? null };
+        if (write) {
+          const w = tx as MetaWriter;
+          if (to !== null) await w.updateSession(this.id, { headCheckpoint: to });
+          else await w.updateSession(this.id, { headBranch: fallback?.name ?? MAIN_BRANCH, headCheckpoint: null });
+        }
+      }
+      if (write && gone.length > 0) {
+        const w = tx as MetaWriter;
+        for (const r of rows) {
+          if (keep.has(r.id) && r.parentId !== null && !keep.has(r.parentId)) {
+            await w.updateCheckpoint(r.id, { parentId: keptAncestor(r.parentId) });
+          }
+        }
+        await w.deleteCheckpoints(gone.map((r) => r.id));
+      }
+      return {
+        dryRun: !write,
+        policy,
+        kept: rows.filter((r) => keep.has(r.id)).map((r) => ({ checkpoint: this.#info(r), reason: keep.get(r.id) as KeepReason })),
+        deleted: gone.map((r) => this.#info(r)),
+        headMoved,
+      };
+    };
+    if (dryRun) return run(this.#meta, false);
+    return this.#ctx.backend.transaction((tx) => run(tx, true));
+  }
+}
+
+/** The branch a linear restore rewinds: HEAD's, if the target is in its history, else the target's own. */
+async function branchForLinearRestore(
+  tx: MetaReader,
+  session: SessionRow,
+  target: CheckpointRow,
+  heads: readonly { name: string; checkpointId: string }[],
+): Promise<string> {
+  if (session.headBranch !== null) {
+    const head = heads.find((h) => h.name === session.headBranch);
+    if (head && (await isAncestor(tx, target.id, head.checkpointId))) return session.headBranch;
+  }
+  if (heads.some((h) => h.name === target.branch)) return target.branch;
+  return session.headBranch ?? MAIN_BRANCH;
+}
+
+/** Deletes the checkpoints between `target` (exclusive) and the branch's head, keeping those other branches stand on. */
+async function discardAfter(
+  tx: MetaWriter,
+  branch: string,
+  target: CheckpointRow,
+  heads: readonly { name: string; checkpointId: string }[],
+): Promise<CheckpointRow[]> {
+  const head = heads.find((h) => h.name === branch);
+  if (!head) return [];
+  const chain: CheckpointRow[] = [];
+  let id: string | null = head.checkpointId;
+  while (id !== null && id !== target.id) {
+    const row: CheckpointRow | undefined = await tx.getCheckpoint(id);
+    if (!row) break;
+    chain.push(row);
+    id = row.parentId;
+  }
+  if (id !== target.id) return []; // the target is not in this branch's history: nothing after it here
+  const protectedIds = new Set<string>();
+  for (const h of heads) {
+    if (h.name === branch) continue;
+    let a: string | null = h.checkpointId;
+    while (a !== null && !protectedIds.has(a)) {
+      protectedIds.add(a);
+      a = (await tx.getCheckpoint(a))?.parentId ?? null;
+    }
+  }
+  const doomed = chain.filter((r) => !protectedIds.has(r.id));
+  await tx.deleteCheckpoints(doomed.map((r) => r.id));
+  return doomed.reverse();
+}
+
+async function isAncestor(meta: MetaReader, ancestor: string, of: string): Promise<boolean> {
+  let id: string | null = of;
+  while (id !== null) {
+    if (id === ancestor) return true;
+    id = (await meta.getCheckpoint(id))?.parentId ?? null;
+  }
+  return false;
+}
+
+async function freeBranchName(meta: MetaReader, sessionId: string, base: string): Promise<string> {
+  if (!(await meta.getRef(sessionId, base))) return base;
+  for (let i = 2; ; i++) {
+    const name = `${base}-${i}`;
+    if (!(await meta.getRef(sessionId, name))) return name;
+  }
+}
+
+function normalizeTags(tags: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const raw of tags) {
+    const t = raw.trim();
+    if (t === "") continue;
+    checkName("tag", t);
+    if (!out.includes(t)) out.push(t);
+  }
+  return out;
+}

@@ -1,0 +1,183 @@
+// The door to Forge: `openStore(url?)` opens a store; sessions hold timelines of checkpoints.
+import { systemClock, type Clock } from "../core/clock.js";
+import { resolveStoreUrl, DEFAULT_SESSION } from "../core/config.js";
+import { ForgeError } from "../core/errors.js";
+import { checkName, newId } from "../core/ids.js";
+import type { Backend, CheckpointRow, SessionRow } from "../backends/backend.js";
+import { openBackend } from "../backends/open-backend.js";
+import { ObjectStore } from "../objects/object-store.js";
+import type { TreeParams } from "../objects/value-encoder.js";
+import { exportBundle, importBundle, type ExportResult, type ImportOptions, type ImportReport } from "./bundle.js";
+import { checkStore, type FsckReport } from "./fsck.js";
+import { collectGarbage, type GcOptions, type GcReport } from "./gc.js";
+import { resolveRef } from "./refs.js";
+import { MAIN_BRANCH, Session } from "./session.js";
+import type { StoreContext } from "./store-context.js";
+import { toSessionInfo, type SessionInfo } from "./types.js";
+
+export interface OpenOptions {
+  /** Folder relative store paths and .forge discovery start from (default: process.cwd()). */
+  readonly cwd?: string;
+  readonly clock?: Clock;
+  readonly treeParams?: TreeParams;
+}
+
+export interface SessionOptions {
+  /** What the session holds; "generic" by default. */
+  readonly kind?: string;
+  readonly metadata?: Record<string, unknown>;
+}
+
+export class Store {
+  readonly url: string;
+  readonly #ctx: StoreContext;
+  #knownEpoch = -1;
+  #closed = false;
+
+  private constructor(backend: Backend, clock: Clock, params: TreeParams | undefined) {
+    this.url = backend.url;
+    const objects = new ObjectStore(backend, params);
+    this.#ctx = {
+      backend,
+      objects,
+      clock,
+      syncGcEpoch: async () => {
+        const epoch = await backend.meta.getGcEpoch();
+        if (epoch !== this.#knownEpoch) {
+          objects.forgetKnown();
+          this.#knownEpoch = epoch;
+        }
+        return epoch;
+      },
+    };
+  }
+
+  /** Opens the store at `url` (default: FORGE_STORE, else the nearest .forge/forge.db). */
+  static async open(url?: string, options: OpenOptions = {}): Promise<Store> {
+    const cwd = options.cwd ?? process.cwd();
+    const backend = await openBackend(resolveStoreUrl(url, cwd), cwd);
+    return new Store(backend, options.clock ?? systemClock, options.treeParams);
+  }
+
+  /** Wraps an already open backend (tests, embedding). */
+  static fromBackend(backend: Backend, options: Omit<OpenOptions, "cwd"> = {}): Store {
+    return new Store(backend, options.clock ?? systemClock, options.treeParams);
+  }
+
+  get backend(): Backend {
+    return this.#ctx.backend;
+  }
+
+  #open(): StoreContext {
+    if (this.#closed) throw new ForgeError("CLOSED", "the store is closed");
+    return this.#ctx;
+  }
+
+  /**
+   * The session named `name` ("default" when omitted), created on first use. A session's
+   * kind is fixed when it is created.
+   */
+  async session(name: string = DEFAULT_SESSION, options: SessionOptions = {}): Promise<Session> {
+    const ctx = this.#open();
+    const existing = await ctx.backend.meta.getSessionByName(name);
+    if (existing) return new Session(ctx, existing);
+    try {
+      return await this.createSession(name, options);
+    } catch (e) {
+      // Another process created it between our read and our write.
+      const raced = e instanceof ForgeError && e.code === "SESSION_EXISTS" ? await ctx.backend.meta.getSessionByName(name) : undefined;
+      if (raced) return new Session(ctx, raced);
+      throw e;
+    }
+  }
+
+  async createSession(name: string, options: SessionOptions = {}): Promise<Session> {
+    const ctx = this.#open();
+    checkName("session", name);
+    const row: SessionRow = {
+      id: newId(),
+      name,
+      kind: options.kind ?? "generic",
+      createdAt: ctx.clock.now(),
+      metadata: options.metadata ?? {},
+      nextSeq: 1,
+      headBranch: MAIN_BRANCH,
+      headCheckpoint: null,
+    };
+    await ctx.backend.transaction((tx) => tx.insertSession(row));
+    return new Session(ctx, row);
+  }
+
+  /** An existing session; SESSION_NOT_FOUND if there is none by that name. */
+  async getSession(name: string): Promise<Session> {
+    const ctx = this.#open();
+    const row = await ctx.backend.meta.getSessionByName(name);
+    if (!row) {
+      throw new ForgeError("SESSION_NOT_FOUND", `no session named "${name}"`, { hint: "run `forge session list` to see the sessions" });
+    }
+    return new Session(ctx, row);
+  }
+
+  async listSessions(): Promise<(SessionInfo & { checkpoints: number })[]> {
+    const ctx = this.#open();
+    const rows = await ctx.backend.meta.listSessions();
+    return Promise.all(rows.map(async (r) => ({ ...toSessionInfo(r), checkpoints: await ctx.backend.meta.countCheckpoints(r.id) })));
+  }
+
+  /** Deletes a session and its checkpoints; their objects become garbage for gc. */
+  async deleteSession(name: string): Promise<void> {
+    const ctx = this.#open();
+    await ctx.backend.transaction(async (tx) => {
+      const row = await tx.getSessionByName(name);
+      if (!row) throw new ForgeError("SESSION_NOT_FOUND", `no session named "${name}"`);
+      await tx.deleteSession(row.id);
+    });
+  }
+
+  /** Removes objects no checkpoint uses (older than a grace period, so writers in flight are safe). */
+  gc(options?: GcOptions): Promise<GcReport> {
+    return collectGarbage(this.#open(), options);
+  }
+
+  /** Re-hashes every object and checks every reference. */
+  fsck(): Promise<FsckReport> {
+    return checkStore(this.#open());
+  }
+
+  /** A bundle of whole sessions, or of single checkpoints named by ref in `session`. */
+  async export(selection: { sessions?: readonly string[]; session?: string; refs?: readonly string[] } = {}): Promise<ExportResult> {
+    const ctx = this.#open();
+    const sessions: SessionRow[] = [];
+    for (const name of selection.sessions ?? []) sessions.push(await this.#sessionRow(name));
+    const checkpoints: CheckpointRow[] = [];
+    if (selection.refs && selection.refs.length > 0) {
+      const row = await this.#sessionRow(selection.session ?? DEFAULT_SESSION);
+      for (const ref of selection.refs) checkpoints.push(await resolveRef(ctx.backend.meta, row, ref));
+    } else if (sessions.length === 0) {
+      sessions.push(await this.#sessionRow(selection.session ?? DEFAULT_SESSION));
+    }
+    return exportBundle(ctx, { sessions, checkpoints });
+  }
+
+  async #sessionRow(name: string): Promise<SessionRow> {
+    const row = await this.#open().backend.meta.getSessionByName(name);
+    if (!row) throw new ForgeError("SESSION_NOT_FOUND", `no session named "${name}"`, { hint: "run `forge session list` to see the sessions" });
+    return row;
+  }
+
+  /** Imports a bundle: checked whole first, then written all or nothing. */
+  import(bytes: Uint8Array, options?: ImportOptions): Promise<ImportReport> {
+    return importBundle(this.#open(), bytes, options);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#ctx.backend.close();
+  }
+}
+
+/** Opens a store: `memory:`, `file:DIR`, `sqlite:PATH`; by default the nearest .forge/forge.db. */
+export function openStore(url?: string, options?: OpenOptions): Promise<Store> {
+  return Store.open(url, options);
+}

@@ -1,0 +1,133 @@
+// The timeline's public types: what callers of the library see of checkpoints and sessions.
+import type { CheckpointRow, SessionRow } from "../backends/backend.js";
+import type { ValueChange } from "../objects/tree-diff.js";
+
+/** Why a checkpoint was made. "manual" unless an automatic trigger says otherwise. */
+export type Trigger = string;
+
+export interface CheckpointOptions {
+  readonly message?: string;
+  readonly tags?: readonly string[];
+  readonly trigger?: Trigger;
+  readonly metadata?: Record<string, unknown>;
+  /** Root of a workspace file tree to carry with the state. */
+  readonly filesRoot?: string | null;
+}
+
+export interface Checkpoint {
+  readonly id: string;
+  readonly session: string;
+  readonly sessionId: string;
+  /** 1, 2, 3, … per session; never reused. */
+  readonly seq: number;
+  readonly parentId: string | null;
+  readonly branch: string;
+  readonly createdAt: Date;
+  readonly message: string;
+  readonly tags: readonly string[];
+  readonly trigger: Trigger;
+  readonly metadata: Record<string, unknown>;
+  readonly stateRoot: string;
+  readonly filesRoot: string | null;
+  readonly sizes: {
+    /** Length of the state as JSON text. */
+    readonly logicalBytes: number;
+    /** Stored bytes this checkpoint was the first to write. */
+    readonly newBytes: number;
+  };
+}
+
+export interface SessionInfo {
+  readonly id: string;
+  readonly name: string;
+  readonly kind: string;
+  readonly createdAt: Date;
+  readonly metadata: Record<string, unknown>;
+}
+
+export interface Head {
+  /** The branch HEAD is on; null when detached (after restoring a checkpoint that heads no branch). */
+  readonly branch: string | null;
+  /** The checkpoint HEAD points at; null in a session with no checkpoints yet. */
+  readonly checkpoint: Checkpoint | null;
+}
+
+export interface Branch {
+  readonly name: string;
+  readonly head: Checkpoint;
+  /** HEAD is on this branch. */
+  readonly current: boolean;
+}
+
+export interface ListFilter {
+  readonly tag?: string;
+  readonly branch?: string;
+  readonly trigger?: Trigger;
+  readonly since?: Date | number | string;
+  readonly until?: Date | number | string;
+  readonly limit?: number;
+  /** "asc" (oldest first, the default) or "desc". */
+  readonly order?: "asc" | "desc";
+}
+
+export interface RestoreOptions {
+  /**
+   * The linear model: delete the checkpoints that came after the target on its branch.
+   * Without it restore only moves HEAD, and the next checkpoint starts a new branch.
+   */
+  readonly discardFuture?: boolean;
+}
+
+export interface RestoreResult {
+  readonly checkpoint: Checkpoint;
+  readonly state: unknown;
+  readonly head: { readonly branch: string | null; readonly checkpointId: string };
+  /** Checkpoints deleted by `discardFuture`. */
+  readonly discarded: readonly Checkpoint[];
+}
+
+export interface Change extends ValueChange {
+  /** The path for people: `hypotheses[0].confidence`. */
+  readonly at: string;
+}
+
+export interface Comparison {
+  readonly from: Checkpoint;
+  readonly to: Checkpoint;
+  readonly changes: readonly Change[];
+  readonly counts: { readonly added: number; readonly removed: number; readonly changed: number };
+  /** to.createdAt − from.createdAt. */
+  readonly elapsedMs: number;
+  readonly summary: string;
+}
+
+export interface Timeline {
+  readonly session: SessionInfo;
+  readonly head: { readonly branch: string | null; readonly checkpointId: string | null };
+  readonly branches: readonly { readonly name: string; readonly headId: string }[];
+  /** Every checkpoint of the session, oldest first. */
+  readonly checkpoints: readonly Checkpoint[];
+}
+
+export function toCheckpoint(row: CheckpointRow, sessionName: string): Checkpoint {
+  return {
+    id: row.id,
+    session: sessionName,
+    sessionId: row.sessionId,
+    seq: row.seq,
+    parentId: row.parentId,
+    branch: row.branch,
+    createdAt: new Date(row.createdAt),
+    message: row.message,
+    tags: row.tags,
+    trigger: row.trigger,
+    metadata: row.metadata,
+    stateRoot: row.stateRoot,
+    filesRoot: row.filesRoot,
+    sizes: { logicalBytes: row.logicalBytes, newBytes: row.newBytes },
+  };
+}
+
+export function toSessionInfo(row: SessionRow): SessionInfo {
+  return { id: row.id, name: row.name, kind: row.kind, createdAt: new Date(row.createdAt), metadata: row.metadata };
+}
