@@ -1,19 +1,22 @@
-// Checkpoint and session ids: ULIDs (time-ordered, 26 Crockford base-32 characters).
-import { monotonicFactory } from "ulid";
+// Ids of checkpoints and sessions: 128 bits in 26 Crockford base-32 characters, made
+// of a ULID's 80 random bits followed by its 48-bit millisecond time. A plain ULID
+// starts with the time, so checkpoints made within a few hundred milliseconds share
+// their first 8 characters and short prefixes are ambiguous; random bits first make an
+// 8-character prefix unique in practice, as with git. Order comes from seq and createdAt.
+import { ulid } from "ulid";
 import { InvalidArgumentError } from "./errors.js";
 
-const next = monotonicFactory();
-
-/** A new ULID; ids made in one process sort in the order they were made. */
+/** A new id; `timeMs` sets its time part (default: now). */
 export function newId(timeMs?: number): string {
-  return next(timeMs);
+  const u = ulid(timeMs);
+  return u.slice(10) + u.slice(0, 10);
 }
 
-const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const PREFIX = /^[0-9A-HJKMNP-TV-Z]{4,26}$/;
 
 export function isId(s: string): boolean {
-  return ULID.test(s);
+  return ID.test(s);
 }
 
 /** Whether `s` (case-insensitive) could be the start of an id; ids are typed in lower case too. */

@@ -1,0 +1,347 @@
+// `forge checkpoint …`: the seed grammar of the forge-reasoning design.
+import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { Command } from "commander";
+import { ForgeError } from "../../core/errors.js";
+import { parseTime } from "../../core/time.js";
+import { short } from "../../timeline/compare.js";
+import type { Change, Comparison } from "../../timeline/types.js";
+import { commaList, run, wholeNumber } from "../command.js";
+import { readJsonInput, UsageError } from "../context.js";
+import { ago, bytes, c, checkpointJson, checkpointLine, localTime, printJson, println, shortId } from "../output.js";
+import { renderTimeline } from "../timeline-graph.js";
+
+export function checkpointCommand(): Command {
+  const cmd = new Command("checkpoint").alias("cp").description("create, list, compare, restore and prune checkpoints");
+
+  cmd
+    .command("create")
+    .description("save a state as a new checkpoint on HEAD's branch")
+    .argument("[message]", "what this checkpoint is", "")
+    .option("-t, --tags <tags>", "comma-separated tags (repeatable)", commaList, [])
+    .option("-s, --state <file>", "the state as a JSON file, or - for standard input")
+    .option("--trigger <name>", "why it was made (default: manual)")
+    .option("--metadata <json>", "a JSON object stored with the checkpoint")
+    .action(
+      run(async (ctx, message: string, opts: { tags: string[]; state?: string; trigger?: string; metadata?: string }) => {
+        if (opts.state === undefined) throw new UsageError("no state given: pass --state FILE, or --state - to read standard input");
+        const state = readJsonInput(opts.state);
+        let metadata: Record<string, unknown> | undefined;
+        if (opts.metadata !== undefined) {
+          try {
+            metadata = JSON.parse(opts.metadata) as Record<string, unknown>;
+          } catch (e) {
+            throw new UsageError(`--metadata is not JSON: ${(e as Error).message}`);
+          }
+        }
+        const session = await ctx.session();
+        const cp = await session.checkpoint(state, {
+          message,
+          tags: opts.tags,
+          ...(opts.trigger !== undefined && { trigger: opts.trigger }),
+          ...(metadata !== undefined && { metadata }),
+        });
+        if (ctx.json) return printJson(checkpointJson(cp));
+        println(`${c.green("saved")} ${checkpointLine(cp)}`);
+        println(c.dim(`  ${cp.id} · ${bytes(cp.sizes.logicalBytes)} state, ${bytes(cp.sizes.newBytes)} new on disk`));
+      }),
+    );
+
+  cmd
+    .command("list")
+    .alias("ls")
+    .description("list checkpoints, oldest first")
+    .option("--tag <tag>", "only checkpoints with this tag")
+    .option("-b, --branch <name>", "only checkpoints made on this branch")
+    .option("--trigger <name>", "only checkpoints made by this trigger")
+    .option("--since <time>", 'only checkpoints made at or after this time ("2 hours ago", ISO, …)')
+    .option("--until <time>", "only checkpoints made at or before this time")
+    .option("-n, --limit <n>", "at most N checkpoints (the newest N)", wholeNumber)
+    .action(
+      run(async (ctx, opts: { tag?: string; branch?: string; trigger?: string; since?: string; until?: string; limit?: number }) => {
+        const session = await ctx.session();
+        const newestFirst = await session.list({ ...opts, order: "desc" });
+        const list = newestFirst.reverse();
+        if (ctx.json) return printJson({ session: session.name, checkpoints: list.map(checkpointJson) });
+        if (list.length === 0) return println(c.dim(`no checkpoints in session "${session.name}"${Object.keys(opts).length ? " match" : ""}`));
+        const head = await session.head();
+        for (const cp of list) println(checkpointLine(cp, { head: cp.id === head.checkpoint?.id }));
+      }),
+    );
+
+  cmd
+    .command("show")
+    .description("show a checkpoint and its state")
+    .argument("[ref]", "checkpoint: id or prefix, HEAD, HEAD~N, #SEQ, branch, tag:NAME", "HEAD")
+    .option("--no-state", "leave the state out")
+    .action(
+      run(async (ctx, ref: string, opts: { state: boolean }) => {
+        const session = await ctx.session();
+        const cp = await session.get(ref);
+        const state = opts.state ? await session.state(cp.id) : undefined;
+        if (ctx.json) return printJson({ checkpoint: checkpointJson(cp), ...(opts.state && { state }) });
+        println(`${c.bold(`#${cp.seq}`)} ${c.yellow(cp.id)}`);
+        println(`  session   ${cp.session}`);
+        println(`  branch    ${cp.branch}`);
+        println(`  time      ${localTime(cp.createdAt)} (${ago(cp.createdAt)})`);
+        println(`  message   ${cp.message || c.dim("(none)")}`);
+        if (cp.tags.length) println(`  tags      ${cp.tags.join(", ")}`);
+        println(`  trigger   ${cp.trigger}`);
+        if (cp.parentId) println(`  parent    ${cp.parentId}`);
+        println(`  size      ${bytes(cp.sizes.logicalBytes)} state, ${bytes(cp.sizes.newBytes)} new on disk`);
+        if (Object.keys(cp.metadata).length) println(`  metadata  ${JSON.stringify(cp.metadata)}`);
+        if (opts.state) {
+          println();
+          println(JSON.stringify(state, null, 2));
+        }
+      }),
+    );
+
+  cmd
+    .command("diff")
+    .alias("compare")
+    .description("compare two checkpoints: what was added, removed and changed")
+    .argument("<from>", "the earlier checkpoint")
+    .argument("[to]", "the later checkpoint", "HEAD")
+    .action(
+      run(async (ctx, from: string, to: string) => {
+        const cmp = await (await ctx.session()).compare(from, to);
+        if (ctx.json) return printJson(comparisonJson(cmp));
+        println(c.bold(cmp.summary));
+        for (const ch of cmp.changes) println(changeLine(ch));
+      }),
+    );
+
+  cmd
+    .command("restore")
+    .description("go back to a checkpoint; later checkpoints stay on their branch unless --discard-future")
+    .argument("<ref>", "the checkpoint to restore")
+    .option("--discard-future", "the linear model: delete the checkpoints after it on its branch")
+    .option("-o, --output <file>", "write the restored state to this file (else to standard output)")
+    .action(
+      run(async (ctx, ref: string, opts: { discardFuture?: boolean; output?: string }) => {
+        const session = await ctx.session();
+        const r = await session.restore(ref, { discardFuture: opts.discardFuture === true });
+        if (opts.output !== undefined) writeFileAtomic(opts.output, JSON.stringify(r.state, null, 2) + "\n");
+        if (ctx.json) {
+          return printJson({
+            checkpoint: checkpointJson(r.checkpoint),
+            head: r.head,
+            discarded: r.discarded.map(checkpointJson),
+            ...(opts.output !== undefined ? { output: resolve(opts.output) } : { state: r.state }),
+          });
+        }
+        const say = opts.output !== undefined ? println : (s: string) => process.stderr.write(s + "\n");
+        say(`${c.green("restored")} ${checkpointLine(r.checkpoint)}`);
+        say(
+          r.head.branch === null
+            ? c.dim(`  HEAD is detached at #${r.checkpoint.seq}; the next checkpoint starts a new branch (later ones stay on ${r.checkpoint.branch})`)
+            : c.dim(`  HEAD is on ${r.head.branch}`),
+        );
+        if (r.discarded.length) say(c.red(`  discarded ${r.discarded.length}: ${r.discarded.map((d) => `#${d.seq}`).join(" ")}`));
+        if (opts.output !== undefined) say(c.dim(`  state written to ${opts.output}`));
+        else println(JSON.stringify(r.state, null, 2));
+      }),
+    );
+
+  cmd
+    .command("at")
+    .description('the last checkpoint at or before a time ("2 hours ago", "yesterday 5pm", "2025-01-20 14:30:00")')
+    .argument("<time>", "when")
+    .option("--state", "print its state too")
+    .action(
+      run(async (ctx, when: string, opts: { state?: boolean }) => {
+        const session = await ctx.session();
+        const t = parseTime(when);
+        const cp = await session.at(t);
+        if (!cp) {
+          throw new ForgeError("NO_CHECKPOINT", `session "${session.name}" has no checkpoint at or before ${localTime(t)}`, {
+            hint: "`forge checkpoint list` shows when the checkpoints were made",
+          });
+        }
+        const state = opts.state ? await session.state(cp.id) : undefined;
+        if (ctx.json) return printJson({ time: t.toISOString(), checkpoint: checkpointJson(cp), ...(opts.state && { state }) });
+        println(c.dim(`at ${localTime(t)}:`));
+        println(checkpointLine(cp));
+        if (opts.state) println(JSON.stringify(state, null, 2));
+      }),
+    );
+
+  cmd
+    .command("timeline")
+    .alias("log")
+    .description("the session's checkpoints as a graph of branches, newest first")
+    .action(
+      run(async (ctx) => {
+        const tl = await (await ctx.session()).timeline();
+        if (ctx.json) return printJson({ ...tl, checkpoints: tl.checkpoints.map(checkpointJson) });
+        if (tl.checkpoints.length === 0) return println(c.dim(`session "${tl.session.name}" has no checkpoints yet`));
+        for (const line of renderTimeline(tl)) println(line);
+      }),
+    );
+
+  cmd
+    .command("prune")
+    .description("delete old checkpoints; with no rule, the default retention applies (see --help)")
+    .option("--keep-last <n>", "keep the newest N", wholeNumber)
+    .option("--keep-days <n>", "keep everything from the last N days", wholeNumber)
+    .option("--keep-hourly <n>", "keep the newest checkpoint of each of the last N hours that have one", wholeNumber)
+    .option("--keep-manual", "keep checkpoints made by hand")
+    .option("--keep-tags <tags>", "keep checkpoints with any of these tags", commaList)
+    .option("--dry-run", "show what would be deleted, delete nothing")
+    .addHelpText("after", "\nDefault retention: the last hour, manual checkpoints, tags significant/milestone/verified/keep,\none per hour for 24 hours, the last 50, and 7 days. Branch heads always stay.\nRun `forge gc` afterwards to free the space.")
+    .action(
+      run(async (ctx, opts: { keepLast?: number; keepDays?: number; keepHourly?: number; keepManual?: boolean; keepTags?: string[]; dryRun?: boolean }) => {
+        const report = await (await ctx.session()).prune(opts);
+        if (ctx.json) {
+          return printJson({
+            ...report,
+            kept: report.kept.map((k) => ({ reason: k.reason, checkpoint: checkpointJson(k.checkpoint) })),
+            deleted: report.deleted.map(checkpointJson),
+          });
+        }
+        const verb = report.dryRun ? "would delete" : "deleted";
+        println(`${verb} ${report.deleted.length} checkpoint${report.deleted.length === 1 ? "" : "s"}, kept ${report.kept.length}`);
+        for (const d of report.deleted) println(c.red("  - ") + checkpointLine(d).trimStart());
+        if (report.headMoved) println(c.yellow(`  HEAD was at a pruned checkpoint; it is now at ${report.headMoved.to}`));
+        if (!report.dryRun && report.deleted.length) println(c.dim("run `forge gc` to free the space they used"));
+      }),
+    );
+
+  cmd
+    .command("branch")
+    .description("create a branch at a checkpoint (HEAD by default)")
+    .argument("<name>", "branch name")
+    .option("--from <ref>", "where the branch starts", "HEAD")
+    .option("--switch", "and move HEAD onto it")
+    .action(
+      run(async (ctx, name: string, opts: { from: string; switch?: boolean }) => {
+        const session = await ctx.session();
+        const b = await session.branch(name, { from: opts.from });
+        if (opts.switch) await session.switch(name);
+        if (ctx.json) return printJson({ name: b.name, head: checkpointJson(b.head), current: opts.switch === true || b.current });
+        println(`${c.green("branch")} ${c.cyan(name)} at #${b.head.seq} ${shortId(b.head.id)}${opts.switch ? " (HEAD is on it)" : ""}`);
+      }),
+    );
+
+  cmd
+    .command("switch")
+    .alias("checkout")
+    .description("move HEAD onto a branch")
+    .argument("<name>", "branch name")
+    .option("-o, --output <file>", "write the branch head's state to this file")
+    .action(
+      run(async (ctx, name: string, opts: { output?: string }) => {
+        const r = await (await ctx.session()).switch(name);
+        if (opts.output !== undefined) writeFileAtomic(opts.output, JSON.stringify(r.state, null, 2) + "\n");
+        if (ctx.json) return printJson({ branch: name, checkpoint: checkpointJson(r.checkpoint) });
+        println(`${c.green("on")} ${c.cyan(name)}: ${checkpointLine(r.checkpoint).trimStart()}`);
+      }),
+    );
+
+  cmd
+    .command("branches")
+    .description("list branches")
+    .action(
+      run(async (ctx) => {
+        const list = await (await ctx.session()).branches();
+        if (ctx.json) return printJson({ branches: list.map((b) => ({ name: b.name, current: b.current, head: checkpointJson(b.head) })) });
+        for (const b of list) println(`${b.current ? c.green("* ") : "  "}${c.cyan(b.name.padEnd(20))} #${b.head.seq} ${c.dim(ago(b.head.createdAt))}  ${b.head.message}`);
+      }),
+    );
+
+  cmd
+    .command("delete-branch")
+    .description("delete a branch name (its checkpoints stay until pruned)")
+    .argument("<name>", "branch name")
+    .action(
+      run(async (ctx, name: string) => {
+        await (await ctx.session()).deleteBranch(name);
+        if (ctx.json) return printJson({ deleted: name });
+        println(`deleted branch ${name}`);
+      }),
+    );
+
+  for (const [verb, desc] of [
+    ["tag", "add tags to a checkpoint"],
+    ["untag", "remove tags from a checkpoint"],
+  ] as const) {
+    cmd
+      .command(verb)
+      .description(desc)
+      .argument("<ref>", "the checkpoint")
+      .argument("<tags...>", "tags")
+      .action(
+        run(async (ctx, ref: string, tags: string[]) => {
+          const session = await ctx.session();
+          const list = tags.flatMap((t) => commaList(t));
+          const cp = verb === "tag" ? await session.tag(ref, ...list) : await session.untag(ref, ...list);
+          if (ctx.json) return printJson(checkpointJson(cp));
+          println(checkpointLine(cp));
+        }),
+      );
+  }
+
+  cmd
+    .command("export")
+    .description("write checkpoints (default: the whole session) and everything they need to one bundle file")
+    .argument("[refs...]", "checkpoints to export (default: all of the session)")
+    .requiredOption("-o, --output <file>", "the bundle file to write")
+    .action(
+      run(async (ctx, refs: string[], opts: { output: string }) => {
+        const store = await ctx.store();
+        const session = await ctx.session();
+        const r = await store.export({ session: session.name, refs });
+        writeFileAtomic(opts.output, r.bytes);
+        const out = { output: resolve(opts.output), sessions: r.sessions, checkpoints: r.checkpoints, objects: r.objects, bytes: r.bytes.length };
+        if (ctx.json) return printJson(out);
+        println(`exported ${r.checkpoints} checkpoint${r.checkpoints === 1 ? "" : "s"} (${r.objects} objects, ${bytes(r.bytes.length)}) to ${opts.output}`);
+      }),
+    );
+
+  cmd
+    .command("import")
+    .description("import a bundle; it is checked whole first, then written all or nothing")
+    .argument("<file>", "the bundle file")
+    .option("--as <session>", "import the bundle's session under this name")
+    .action(
+      run(async (ctx, file: string, opts: { as?: string }) => {
+        let data: Buffer;
+        try {
+          data = readFileSync(file);
+        } catch (e) {
+          throw new ForgeError("INVALID_ARGUMENT", `cannot read ${file}: ${(e as Error).message}`, { cause: e });
+        }
+        const r = await (await ctx.store()).import(data, opts.as !== undefined ? { as: opts.as } : {});
+        if (ctx.json) return printJson(r);
+        for (const s of r.sessions) {
+          println(`${s.created ? "created" : "updated"} session ${c.cyan(s.name)}: ${s.checkpoints} checkpoint${s.checkpoints === 1 ? "" : "s"} imported${s.skipped ? `, ${s.skipped} already here` : ""}`);
+        }
+        println(c.dim(`${r.objects} objects, ${bytes(r.newBytes)} new on disk`));
+      }),
+    );
+
+  return cmd;
+}
+
+export function comparisonJson(cmp: Comparison): Record<string, unknown> {
+  return { ...cmp, from: checkpointJson(cmp.from), to: checkpointJson(cmp.to) };
+}
+
+export function changeLine(ch: Change): string {
+  switch (ch.kind) {
+    case "added":
+      return c.green(`+ ${ch.at}: ${short(ch.newValue, 60)}`);
+    case "removed":
+      return c.red(`- ${ch.at}: ${short(ch.oldValue, 60)}`);
+    case "changed":
+      return c.yellow(`~ ${ch.at}: ${short(ch.oldValue, 40)} → ${short(ch.newValue, 40)}`);
+  }
+}
+
+/** Writes a file so that a crash leaves the old file or the new one, never a torn one. */
+export function writeFileAtomic(path: string, data: string | Uint8Array): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, data);
+  renameSync(tmp, path);
+}
