@@ -7,7 +7,6 @@ export { DEFAULT_RETENTION } from "./timeline/retention.js";
 export type { GcOptions, GcReport } from "./timeline/gc.js";
 export type { FsckReport } from "./timeline/fsck.js";
 export type { ExportResult, ImportOptions, ImportReport } from "./timeline/bundle.js";
-export { InvalidBundleError } from "./timeline/bundle.js";
 export * from "./core/errors.js";
 export { InvalidTimeError, parseTime, type TimeInput } from "./core/time.js";
 export { ManualClock, systemClock, type Clock } from "./core/clock.js";

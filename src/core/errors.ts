@@ -89,6 +89,15 @@ export class InvalidStateError extends ForgeError {
   }
 }
 
+export class InvalidBundleError extends ForgeError {
+  constructor(why: string, cause?: unknown) {
+    super("INVALID_BUNDLE", `not a valid Forge bundle: ${why}`, {
+      hint: "the file is damaged or not a bundle; nothing was imported",
+      cause,
+    });
+  }
+}
+
 export class InvalidArgumentError extends ForgeError {
   constructor(message: string, hint?: string) {
     super("INVALID_ARGUMENT", message, hint === undefined ? {} : { hint });

@@ -1,7 +1,12 @@
 // Time expressions: a Date, epoch milliseconds, an ISO time, "2025-01-20 14:30:00", or
 // natural language such as "2 hours ago" or "yesterday 5pm" (chrono-node).
-import * as chrono from "chrono-node";
+import { createRequire } from "node:module";
+import type * as Chrono from "chrono-node/en";
 import { ForgeError } from "./errors.js";
+
+// chrono-node takes tens of milliseconds to load: only commands that read a natural time pay it.
+let chrono: typeof Chrono | undefined;
+const loadChrono = () => (chrono ??= createRequire(import.meta.url)("chrono-node/en") as typeof Chrono);
 
 export type TimeInput = Date | number | string;
 
@@ -32,7 +37,7 @@ export function parseTime(input: TimeInput, now: Date = new Date()): Date {
     const ms = Date.parse(text);
     if (!Number.isNaN(ms)) return new Date(ms);
   }
-  const results = chrono.parse(text, now, { forwardDate: false });
+  const results = loadChrono().parse(text, now, { forwardDate: false });
   const first = results[0];
   // chrono finds times inside longer text; a time query must be nothing but a time.
   if (!first || results.length !== 1 || !coversWhole(text, first.index, first.text)) {

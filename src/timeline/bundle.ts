@@ -10,7 +10,7 @@
 // writes objects, then all metadata in one transaction: all or nothing.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { ForgeError } from "../core/errors.js";
+import { ForgeError, InvalidBundleError } from "../core/errors.js";
 import { checkName, isId } from "../core/ids.js";
 import type { CheckpointRow, MetaWriter, SessionRow } from "../backends/backend.js";
 import { unpack } from "../objects/codec.js";
@@ -61,15 +61,6 @@ const manifestSchema = z.object({
 
 type Manifest = z.infer<typeof manifestSchema>;
 type BundleSession = z.infer<typeof sessionSchema>;
-
-export class InvalidBundleError extends ForgeError {
-  constructor(why: string, cause?: unknown) {
-    super("INVALID_BUNDLE", `not a valid Forge bundle: ${why}`, {
-      hint: "the file is damaged or not a bundle; nothing was imported",
-      cause,
-    });
-  }
-}
 
 export interface ExportSelection {
   /** Sessions to export whole. */

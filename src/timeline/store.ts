@@ -7,7 +7,7 @@ import type { Backend, CheckpointRow, SessionRow } from "../backends/backend.js"
 import { openBackend } from "../backends/open-backend.js";
 import { ObjectStore } from "../objects/object-store.js";
 import type { TreeParams } from "../objects/value-encoder.js";
-import { exportBundle, importBundle, type ExportResult, type ImportOptions, type ImportReport } from "./bundle.js";
+import type { ExportResult, ImportOptions, ImportReport } from "./bundle.js";
 import { checkStore, type FsckReport } from "./fsck.js";
 import { collectGarbage, type GcOptions, type GcReport } from "./gc.js";
 import { resolveRef } from "./refs.js";
@@ -156,6 +156,8 @@ export class Store {
     } else if (sessions.length === 0) {
       sessions.push(await this.#sessionRow(selection.session ?? DEFAULT_SESSION));
     }
+    // Loaded on demand: bundles need zod, which most commands do not.
+    const { exportBundle } = await import("./bundle.js");
     return exportBundle(ctx, { sessions, checkpoints });
   }
 
@@ -166,8 +168,10 @@ export class Store {
   }
 
   /** Imports a bundle: checked whole first, then written all or nothing. */
-  import(bytes: Uint8Array, options?: ImportOptions): Promise<ImportReport> {
-    return importBundle(this.#open(), bytes, options);
+  async import(bytes: Uint8Array, options?: ImportOptions): Promise<ImportReport> {
+    const ctx = this.#open();
+    const { importBundle } = await import("./bundle.js");
+    return importBundle(ctx, bytes, options);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,38 @@
+// Opening real stores of each kind for the shared contract: SQLite files and file-store
+// folders live in fresh temp folders, removed on cleanup.
+import { openStore, type Store } from "../../src/index.js";
+import { makeTempDir } from "./temp.js";
+
+export interface StoreUnderTest {
+  readonly store: Store;
+  cleanup(): Promise<void>;
+}
+
+export async function memoryStore(): Promise<StoreUnderTest> {
+  const store = await openStore("memory:");
+  return { store, cleanup: () => store.close() };
+}
+
+export async function fileStore(): Promise<StoreUnderTest> {
+  const dir = makeTempDir("file");
+  const store = await openStore(`file:${dir.path}/store`);
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      dir.remove();
+    },
+  };
+}
+
+export async function sqliteStore(): Promise<StoreUnderTest> {
+  const dir = makeTempDir("sqlite");
+  const store = await openStore(`sqlite:${dir.path}/forge.db`);
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      dir.remove();
+    },
+  };
+}
