@@ -156,7 +156,8 @@ describe("forge CLI", () => {
       JSON.parse(readFileSync(join(dir, "s1.json"), "utf8")),
     );
     const bytes = readFileSync(join(dir, "b.bundle"));
-    bytes[Math.floor(bytes.length / 2)] ^= 0xff;
+    const mid = Math.floor(bytes.length / 2);
+    bytes[mid] = (bytes[mid] as number) ^ 0xff;
     writeFileSync(join(dir, "t.bundle"), bytes);
     const third = mkdtempSync(join(tmpdir(), "forge-cli-third-"));
     const r = forge(third, ["checkpoint", "import", join(dir, "t.bundle")]);
