@@ -44,6 +44,8 @@ export class NaiveStore {
   #insert: Database.Statement;
   #select: Database.Statement;
   #seq = 0;
+  /** The id of the latest checkpoint written. */
+  lastId: string | undefined;
 
   constructor(path: string) {
     this.path = path;
@@ -60,6 +62,7 @@ export class NaiveStore {
     const id = makeId(seq);
     const insert = this.#insert;
     this.#db.transaction(() => insert.run(id, session, seq, Date.now(), data)).immediate();
+    this.lastId = id;
     return { id, jsonBytes: json.length, storedBytes: data.length };
   }
 
