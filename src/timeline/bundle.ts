@@ -11,7 +11,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { ForgeError, InvalidBundleError } from "../core/errors.js";
-import { checkName, isId } from "../core/ids.js";
+import { checkName, isId, newId } from "../core/ids.js";
 import type { CheckpointRow, MetaWriter, SessionRow } from "../backends/backend.js";
 import { unpack } from "../objects/codec.js";
 import { isHash, type Hash } from "../objects/hash.js";
@@ -250,14 +250,22 @@ export async function importBundle(ctx: StoreContext, bytes: Uint8Array, options
   const newBytes = await ctx.backend.putObjects([...bundle.objects].map(([hash, data]) => ({ hash, data })));
   const report = await ctx.backend.transaction(async (tx) => {
     const out: ImportReport["sessions"][number][] = [];
-    for (const s of sessions) out.push(await importSession(tx, s, options.as ?? s.name));
+    for (const s of sessions) out.push(await importSession(tx, s, options.as));
     return out;
   });
   return { sessions: report, objects: bundle.objects.size, newBytes };
 }
 
-async function importSession(tx: MetaWriter, s: BundleSession, name: string): Promise<ImportReport["sessions"][number]> {
-  let session = await tx.getSessionById(s.id);
+/**
+ * Imports one session. Without `as`, a session this store already has (same id) gains the
+ * checkpoints it lacks. With `as` naming another session than that, the bundle's session
+ * becomes a new one under new ids: a copy beside the original.
+ */
+async function importSession(tx: MetaWriter, bundled: BundleSession, as: string | undefined): Promise<ImportReport["sessions"][number]> {
+  const name = as ?? bundled.name;
+  const sameId = await tx.getSessionById(bundled.id);
+  const s = sameId && as !== undefined && sameId.name !== as ? withNewIds(bundled) : bundled;
+  let session = s === bundled ? sameId : undefined;
   const byName = await tx.getSessionByName(name);
   let created = false;
   if (!session && byName) {
@@ -273,7 +281,7 @@ async function importSession(tx: MetaWriter, s: BundleSession, name: string): Pr
       createdAt: s.createdAt,
       metadata: s.metadata,
       nextSeq: 1,
-      headBranch: s.headBranch ?? "main",
+      headBranch: s.headBranch ?? (s.headCheckpoint === null ? "main" : null),
       headCheckpoint: s.headBranch === null ? s.headCheckpoint : null,
     };
     await tx.insertSession(session);
@@ -307,4 +315,17 @@ async function importSession(tx: MetaWriter, s: BundleSession, name: string): Pr
   }
   for (const b of s.branches) if (created || !(await tx.getRef(s.id, b.name))) await tx.setRef(s.id, b.name, b.checkpointId);
   return { name, created, checkpoints: added, skipped };
+}
+
+/** The same session under fresh session and checkpoint ids, every link between them kept. */
+function withNewIds(s: BundleSession): BundleSession {
+  const ids = new Map(s.checkpoints.map((c) => [c.id, newId(c.createdAt)]));
+  const map = (id: string | null) => (id === null ? null : (ids.get(id) ?? null));
+  return {
+    ...s,
+    id: newId(s.createdAt),
+    headCheckpoint: map(s.headCheckpoint),
+    branches: s.branches.map((b) => ({ name: b.name, checkpointId: ids.get(b.checkpointId) ?? b.checkpointId })),
+    checkpoints: s.checkpoints.map((c) => ({ ...c, id: ids.get(c.id) as string, parentId: map(c.parentId) })),
+  };
 }

@@ -85,7 +85,7 @@ export class Session {
     JSON.stringify(metadata); // throws early on cycles, before anything is written
     for (let attempt = 1; ; attempt++) {
       const epoch = await this.#ctx.syncGcEpoch();
-      const tree = await this.#ctx.objects.writeValue(state);
+      const tree = await this.#ctx.objects.writeValue(state, this.id);
       const row = await this.#ctx.backend.transaction(async (tx) => {
         // A gc that ran since we looked may have deleted objects this tree reuses.
         if ((await tx.getGcEpoch()) !== epoch) return null;
@@ -421,6 +421,16 @@ async function discardAfter(
     }
   }
   const doomed = chain.filter((r) => !protectedIds.has(r.id));
+  if (doomed.length === 0) return [];
+  // Checkpoints that stay but stood on a doomed one (a branch whose name was deleted, say)
+  // move down to their nearest surviving ancestor, as prune does.
+  const doomedParent = new Map(doomed.map((r) => [r.id, r.parentId]));
+  for (const r of await tx.listCheckpoints({ sessionId: target.sessionId })) {
+    if (doomedParent.has(r.id) || r.parentId === null || !doomedParent.has(r.parentId)) continue;
+    let p: string | null = r.parentId;
+    while (p !== null && doomedParent.has(p)) p = doomedParent.get(p) ?? null;
+    await tx.updateCheckpoint(r.id, { parentId: p });
+  }
   await tx.deleteCheckpoints(doomed.map((r) => r.id));
   return doomed.reverse();
 }

@@ -1,12 +1,8 @@
 // Opening real stores of each kind for the shared contract: SQLite files and file-store
 // folders live in fresh temp folders, removed on cleanup.
-import { openStore, type Store } from "../../src/index.js";
+import { openStore } from "../../src/index.js";
+import type { StoreUnderTest } from "../contract/backend-contract.js";
 import { makeTempDir } from "./temp.js";
-
-export interface StoreUnderTest {
-  readonly store: Store;
-  cleanup(): Promise<void>;
-}
 
 export async function memoryStore(): Promise<StoreUnderTest> {
   const store = await openStore("memory:");

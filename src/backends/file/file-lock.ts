@@ -1,7 +1,7 @@
 // An exclusive lock file shared by processes on one machine: created with O_EXCL, holding
 // the owner's pid and host. A lock whose owner on this host is gone is taken over, so a
 // crashed process never leaves a store stuck.
-import { closeSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { ForgeError } from "../../core/errors.js";
 
@@ -10,6 +10,16 @@ export interface LockOptions {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** An unreadable lock file older than this is stale. */
+const UNREADABLE_STALE_MS = 5_000;
+
+function mtimeOf(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return Date.now(); // gone meanwhile: the caller retries
+  }
+}
 
 export class FileLock {
   readonly #path: string;
@@ -44,20 +54,19 @@ export class FileLock {
     }
   }
 
+  /** Creates the lock with its owner already in it: written to a temp file, then linked into place. */
   #tryCreate(): boolean {
-    let fd: number;
+    const tmp = `${this.#path}.${process.pid}.${Date.now()}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() }));
     try {
-      fd = openSync(this.#path, "wx");
+      linkSync(tmp, this.#path);
+      return true;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EEXIST") return false;
       throw e;
-    }
-    try {
-      writeSync(fd, JSON.stringify({ pid: process.pid, host: hostname(), at: Date.now() }));
     } finally {
-      closeSync(fd);
+      unlinkSync(tmp);
     }
-    return true;
   }
 
   #owner(): string | undefined {
@@ -77,13 +86,19 @@ export class FileLock {
     } catch (e) {
       return (e as NodeJS.ErrnoException).code === "ENOENT";
     }
-    let owner: { pid?: unknown; host?: unknown };
+    let owner: { pid?: unknown; host?: unknown } | undefined;
     try {
       owner = JSON.parse(content) as { pid?: unknown; host?: unknown };
     } catch {
-      return false; // being written right now
+      owner = undefined;
     }
-    if (owner.host !== hostname() || typeof owner.pid !== "number" || isAlive(owner.pid)) return false;
+    if (owner === undefined) {
+      // Locks are linked into place whole, so an unreadable one was left by an older writer
+      // or damaged; once it is old enough that no writer can still be filling it, it is stale.
+      if (Date.now() - mtimeOf(this.#path) < UNREADABLE_STALE_MS) return false;
+    } else if (owner.host !== hostname() || typeof owner.pid !== "number" || isAlive(owner.pid)) {
+      return false;
+    }
     // Move it aside first so two waiters cannot both delete a fresh lock.
     const aside = `${this.#path}.stale-${process.pid}`;
     try {

@@ -35,7 +35,7 @@ export class MemoryBackend implements Backend {
     const out = new Map<string, Uint8Array>();
     for (const h of hashes) {
       const e = this.#objects.get(h);
-      if (e) out.set(h, e.data);
+      if (e) out.set(h, Uint8Array.from(e.data)); // a copy, as the other backends give: callers may change it
     }
     return out;
   }

@@ -1,0 +1,5 @@
+// The shared backend contract, run against the memory backend.
+import { runBackendContract } from "./contract/backend-contract.js";
+import { memoryStore } from "./support/stores.js";
+
+runBackendContract("memory", memoryStore);

@@ -1,0 +1,5 @@
+// The shared backend contract, run against the sqlite backend.
+import { runBackendContract } from "./contract/backend-contract.js";
+import { sqliteStore } from "./support/stores.js";
+
+runBackendContract("sqlite", sqliteStore);
