@@ -4,8 +4,8 @@ import { MissingObjectError } from "../core/errors.js";
 import type { Backend, StoredObject } from "../backends/backend.js";
 import { pack, unpack } from "./codec.js";
 import type { Hash } from "./hash.js";
-import { childHashes, parseNode, type TreeNode } from "./node.js";
-import { DEFAULT_TREE_PARAMS, NodeHashCache, encodeTree, type TreeParams } from "./value-encoder.js";
+import { childHashes, parseNode, type PathKey, type TreeNode } from "./node.js";
+import { DEFAULT_TREE_PARAMS, encodeTree, type TreeMemo, type TreeParams } from "./value-encoder.js";
 
 export interface WrittenTree {
   readonly root: Hash;
@@ -17,13 +17,16 @@ export interface WrittenTree {
 
 /** How many hashes one backend read asks for at most. */
 const BATCH = 500;
+/** How many streams (sessions) keep an encoder memo; each costs about one state's text. */
+const MEMO_STREAMS = 8;
 
 export class ObjectStore {
   readonly #backend: Backend;
   readonly #params: TreeParams;
-  readonly #hashCache = new NodeHashCache();
   /** Hashes known to be stored; cleared when a gc may have removed some. */
   #known = new Set<Hash>();
+  /** The encoder's memo of the last state written per stream; it vouches for its nodes being stored. */
+  readonly #memos = new Map<string, TreeMemo>();
   readonly #nodes = new NodeCache(64 * 1024 * 1024);
 
   constructor(backend: Backend, params: TreeParams = DEFAULT_TREE_PARAMS) {
@@ -34,13 +37,21 @@ export class ObjectStore {
   /** Forgets which objects are stored: after a gc, what was stored may be gone. */
   forgetKnown(): void {
     this.#known = new Set();
+    this.#memos.clear();
   }
 
-  /** Stores `value` as a tree, writing only what the backend does not have. */
-  async writeValue(value: unknown): Promise<WrittenTree> {
-    const tree = encodeTree(value, this.#hashCache, this.#known, this.#params);
-    this.#hashCache.nextGeneration();
+  /**
+   * Stores `value` as a tree, writing only what the backend does not have. Values written
+   * under the same `stream` (a session) one after another cost only what changed.
+   */
+  async writeValue(value: unknown, stream = ""): Promise<WrittenTree> {
+    const tree = encodeTree(value, this.#known, this.#memos.get(stream), this.#params);
     const { newBytes, newObjects } = await this.#writeFresh(tree.fresh);
+    for (const [hash, raw] of tree.fresh) this.#nodes.set(hash, parseNode(hash, raw));
+    // Only a written tree may vouch for its nodes; keep the most recent streams.
+    this.#memos.delete(stream);
+    this.#memos.set(stream, tree.memo);
+    if (this.#memos.size > MEMO_STREAMS) this.#memos.delete(this.#memos.keys().next().value as string);
     return { root: tree.root, logicalBytes: tree.logicalBytes, newBytes, newObjects };
   }
 
@@ -129,7 +140,7 @@ export class ObjectStore {
   }
 }
 
-/** Builds the value of `hash` from loaded nodes. */
+/** Builds a fresh copy of the value of `hash` from loaded nodes. */
 export function assemble(hash: Hash, nodes: ReadonlyMap<Hash, TreeNode>): unknown {
   const node = nodes.get(hash);
   if (!node) throw new MissingObjectError(hash);
@@ -141,12 +152,13 @@ export function assemble(hash: Hash, nodes: ReadonlyMap<Hash, TreeNode>): unknow
     }
     return out;
   }
-  const value: unknown = JSON.parse(node.body);
+  // Cloning the parsed body is several times faster than parsing it again.
+  const value = cloneJson(templateOf(node));
   for (const ref of node.refs) {
-    let target = value as Record<string | number, unknown>;
+    let target = value as Record<PathKey, unknown>;
     const last = ref.length - 1;
-    for (let i = 1; i < last; i++) target = target[ref[i] as string | number] as Record<string | number, unknown>;
-    target[ref[last] as string | number] = assemble(ref[0], nodes);
+    for (let i = 1; i < last; i++) target = target[ref[i] as PathKey] as Record<PathKey, unknown>;
+    setOwn(target, ref[last] as PathKey, assemble(ref[0], nodes));
   }
   return value;
 }
@@ -182,6 +194,44 @@ class NodeCache {
       this.#size -= sizeOf(old);
     }
   }
+}
+
+/** A node's parsed body, parsed once and kept on the node; never handed out, only cloned. */
+const templates = new WeakMap<TreeNode, unknown>();
+function templateOf(node: TreeNode & { kind: "j" }): unknown {
+  let t = templates.get(node);
+  if (t === undefined) {
+    t = JSON.parse(node.body) as unknown;
+    templates.set(node, t);
+  }
+  return t;
+}
+
+/** A deep copy of plain JSON data. */
+export function cloneJson(v: unknown): unknown {
+  if (typeof v !== "object" || v === null) return v;
+  if (Array.isArray(v)) {
+    const n = v.length;
+    const out = new Array<unknown>(n);
+    for (let i = 0; i < n; i++) out[i] = cloneJson(v[i]);
+    return out;
+  }
+  const out: Record<string, unknown> = {};
+  const rec = v as Record<string, unknown>;
+  for (const k in rec) {
+    if (k === "__proto__") setOwn(out, k, cloneJson(rec[k]));
+    else out[k] = cloneJson(rec[k]);
+  }
+  return out;
+}
+
+/**
+ * Sets an own property, also one named "__proto__" (JSON.parse makes those own data
+ * properties; a plain assignment would change the prototype instead).
+ */
+export function setOwn(target: Record<PathKey, unknown>, key: PathKey, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 function sizeOf(node: TreeNode): number {

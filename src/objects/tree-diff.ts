@@ -3,7 +3,7 @@
 import { diffArrays } from "diff";
 import type { Hash } from "./hash.js";
 import type { PathKey, TreeNode } from "./node.js";
-import { assemble, type ObjectStore } from "./object-store.js";
+import { assemble, setOwn, type ObjectStore } from "./object-store.js";
 
 export type ChangeKind = "added" | "removed" | "changed";
 
@@ -155,7 +155,7 @@ class TreeDiff {
     if (Array.isArray(v)) return Promise.all(v.map((x) => this.full(x)));
     if (isRecord(v)) {
       const o: Record<string, unknown> = {};
-      for (const k of Object.keys(v)) o[k] = await this.full(v[k]);
+      for (const k of Object.keys(v)) setOwn(o, k, await this.full(v[k]));
       return o;
     }
     return v;
@@ -169,7 +169,7 @@ function withLazyChildren(node: TreeNode): unknown {
     let target = value as Record<PathKey, unknown>;
     const last = ref.length - 1;
     for (let i = 1; i < last; i++) target = target[ref[i] as PathKey] as Record<PathKey, unknown>;
-    target[ref[last] as PathKey] = new Lazy(ref[0]);
+    setOwn(target, ref[last] as PathKey, new Lazy(ref[0]));
   }
   return value;
 }

@@ -1,9 +1,14 @@
-// Turns a JSON state into a tree of content-addressed objects in one pass. A sub-value
-// whose JSON text exceeds `splitBytes` becomes its own object; a long array is cut into
-// content-defined chunks (boundaries drawn from the items' own hashes, as in Prolly
-// trees), so appending to it or editing one item rewrites one chunk, not the array.
-// Hashing is skipped for node texts seen before (a text → hash cache), and nothing is
-// written for hashes the store already holds.
+// Turns a JSON state into a tree of content-addressed objects. A sub-value whose JSON text
+// exceeds `splitBytes` becomes its own object; a long array is cut into content-defined
+// chunks (boundaries drawn from the items' own hashes, as in Prolly trees), so appending
+// to it or editing one item rewrites one chunk, not the array.
+//
+// Checkpoint cost follows the size of the change, not of the state: the encoder keeps a
+// memo of the last state it encoded (per stream, e.g. per session) that mirrors its shape —
+// keys, primitive values, and each sub-value's encoding. The next state is compared with
+// the memo by value (=== on primitives, recursion on containers), so a caller may mutate
+// its state in place or rebuild it from JSON: only sub-trees whose values differ are
+// re-encoded and re-hashed, and unchanged chunks keep their hashes without being rebuilt.
 import { InvalidStateError } from "../core/errors.js";
 import { hashBits, sha256, type Hash } from "./hash.js";
 import { arrayNodeText, jsonNodeText, type ChunkEntry, type JsonRef, type PathKey } from "./node.js";
@@ -20,42 +25,61 @@ export interface TreeParams {
 }
 
 export const DEFAULT_TREE_PARAMS: TreeParams = Object.freeze({
-  splitBytes: 512,
+  splitBytes: 2048,
   chunkArrayBytes: 8192,
-  chunkTargetBytes: 4096,
+  chunkTargetBytes: 2048,
   maxFanout: 64,
 });
 
-/** What an item that is itself an object costs its chunk: its entry in the chunk's ref list. */
-const REF_WEIGHT = 72;
-const TWO_32 = 4294967296;
+/** How a value appears in its parent's text: its JSON (with `0` where a child object goes), and those children. */
+interface Enc {
+  readonly text: string;
+  /** Children, with paths relative to this value; a value that is itself an object is `[[hash]]`. */
+  readonly refs: readonly JsonRef[];
+  /** Length of the value's own JSON text (its logical size). */
+  readonly len: number;
+  /** Chunk-boundary bits when this value is an array item, computed on first need (-1 until then). */
+  bits: number;
+}
 
-/** Node text → hash, kept for two generations so a state's unchanged nodes are not re-hashed. */
-export class NodeHashCache {
-  #current = new Map<string, Hash>();
-  #previous = new Map<string, Hash>();
-  readonly #maxEntries: number;
+function enc(text: string, refs: readonly JsonRef[], len: number): Enc {
+  return { text, refs, len, bits: -1 };
+}
 
-  constructor(maxEntries = 200_000) {
-    this.#maxEntries = maxEntries;
+/** A value that is not plain JSON, and the path to it, filled in as the error unwinds. */
+class BadValue extends Error {
+  readonly path: PathKey[] = [];
+  constructor(readonly why: string) {
+    super(why);
   }
+}
 
-  hashOf(text: string): { hash: Hash; computed: boolean } {
-    let hash = this.#current.get(text);
-    if (hash !== undefined) return { hash, computed: false };
-    hash = this.#previous.get(text);
-    const computed = hash === undefined;
-    if (hash === undefined) hash = sha256(text);
-    this.#current.set(text, hash);
-    if (this.#current.size > this.#maxEntries) this.nextGeneration();
-    return { hash, computed };
-  }
+type Primitive = string | number | boolean | null;
+type Kid = Primitive | Memo;
 
-  /** Ages the cache: entries not used since the last call are dropped at the next one. */
-  nextGeneration(): void {
-    this.#previous = this.#current;
-    this.#current = new Map();
-  }
+/** The memo of one container: enough to tell whether a new value equals it, and its encoding. */
+interface Memo {
+  readonly isArray: boolean;
+  /** Property names in order (objects only; properties holding undefined are left out). */
+  readonly keys: readonly string[] | null;
+  readonly kids: readonly Kid[];
+  readonly kidEnc: readonly Enc[];
+  readonly enc: Enc;
+  /** For a chunked array: its leaf chunks as [first kid, end kid, hash]. */
+  readonly chunks: readonly ChunkMemo[] | null;
+}
+
+interface ChunkMemo {
+  readonly from: number;
+  readonly to: number;
+  readonly hash: Hash;
+}
+
+/** What the encoder remembers of the last state of one stream. */
+export interface TreeMemo {
+  readonly root: Kid;
+  readonly rootEnc: Enc;
+  readonly rootHash: Hash;
 }
 
 export interface EncodedTree {
@@ -64,165 +88,267 @@ export interface EncodedTree {
   readonly fresh: Map<Hash, Buffer>;
   /** Length of the state's JSON text. */
   readonly logicalBytes: number;
-  /** Objects in the tree (shared ones counted once per occurrence). */
-  readonly nodeCount: number;
+  /** The memo to pass to the next encoding of the same stream. */
+  readonly memo: TreeMemo;
 }
 
-interface PendingRef {
-  readonly hash: Hash;
-  /** Absolute path from the state's root. */
-  readonly path: PathKey[];
+const NO_REFS: readonly JsonRef[] = Object.freeze([]);
+/** What an item that is itself an object costs its chunk: its entry in the chunk's ref list. */
+const REF_WEIGHT = 72;
+const TWO_32 = 4294967296;
+const PLACEHOLDER = "0";
+
+/** JSON.stringify of property names, remembered: states repeat the same few keys. */
+const quotedKeys = new Map<string, string>();
+function quoteKey(k: string): string {
+  let q = quotedKeys.get(k);
+  if (q === undefined) {
+    q = JSON.stringify(k);
+    if (quotedKeys.size < 50_000) quotedKeys.set(k, q);
+  }
+  return q;
 }
 
 /** One encoding pass; not reusable. */
 class Encoder {
-  readonly #params: TreeParams;
-  readonly #cache: NodeHashCache;
+  readonly #p: TreeParams;
   readonly #known: ReadonlySet<Hash>;
-  readonly #stack: PathKey[] = [];
-  readonly #refs: PendingRef[] = [];
   readonly fresh = new Map<Hash, Buffer>();
-  nodeCount = 0;
-  /** Characters of node bodies that are not the state's own text (placeholders, chunk brackets). */
-  overhead = 0;
-  bodyChars = 0;
+  /** The kid (primitive or memo) the last #kid call produced. */
+  #lastKid: Kid = null;
 
-  constructor(params: TreeParams, cache: NodeHashCache, known: ReadonlySet<Hash>) {
-    this.#params = params;
-    this.#cache = cache;
+  constructor(params: TreeParams, known: ReadonlySet<Hash>) {
+    this.#p = params;
     this.#known = known;
   }
 
-  encodeRoot(value: unknown): Hash {
-    const text = this.#value(value);
-    const only = this.#refs[0];
+  encodeRoot(value: unknown, old: TreeMemo | undefined): TreeMemo {
+    const enc = this.#kid(value, old?.root, old?.rootEnc);
+    const root = this.#lastKid;
+    if (old && enc === old.rootEnc) return old;
+    const only = enc.refs[0];
     // A root that was itself split off (a long string, a chunked array) is its own node.
-    if (text === "0" && this.#refs.length === 1 && only !== undefined && only.path.length === 0) {
-      this.overhead -= 1;
-      return only.hash;
-    }
-    return this.#makeJsonNode(text, 0, 0);
+    const rootHash =
+      enc.text === PLACEHOLDER && enc.refs.length === 1 && only !== undefined && only.length === 1
+        ? only[0]
+        : this.#node(jsonNodeText(enc.refs, enc.text));
+    return { root, rootEnc: enc, rootHash };
   }
 
-  #value(v: unknown): string {
+  /** The encoding of `v`, reusing `oldEnc` when `v` equals the old kid; sets #lastKid. */
+  #kid(v: unknown, old: Kid | undefined, oldEnc: Enc | undefined): Enc {
+    if (typeof v === "object" && v !== null) {
+      const memo = Array.isArray(v)
+        ? this.#array(v, old !== null && typeof old === "object" && old.isArray ? old : undefined)
+        : this.#object(v, old !== null && typeof old === "object" && !old.isArray ? old : undefined);
+      this.#lastKid = memo;
+      return memo.enc;
+    }
+    if (v === old && oldEnc !== undefined) {
+      this.#lastKid = old as Kid;
+      return oldEnc;
+    }
+    this.#lastKid = v as Primitive;
     switch (typeof v) {
       case "string": {
-        const s = JSON.stringify(v);
-        return s.length > this.#params.splitBytes ? this.#split(s, this.#refs.length) : s;
+        const text = JSON.stringify(v);
+        return text.length > this.#p.splitBytes ? this.#split(text, NO_REFS, text.length) : enc(text, NO_REFS, text.length);
       }
-      case "number":
-        if (!Number.isFinite(v)) throw new InvalidStateError(this.#where(), `is ${v}, which JSON cannot hold`);
-        return JSON.stringify(v);
+      case "number": {
+        if (!Number.isFinite(v)) throw new BadValue(`is ${v}, which JSON cannot hold`);
+        const text = JSON.stringify(v);
+        return enc(text, NO_REFS, text.length);
+      }
       case "boolean":
-        return v ? "true" : "false";
+        return v ? TRUE : FALSE;
       case "object":
-        if (v === null) return "null";
-        if (Array.isArray(v)) return this.#array(v);
-        return this.#object(v);
+        return NULL;
       default:
-        throw new InvalidStateError(this.#where(), `is ${typeof v === "undefined" ? "undefined" : `a ${typeof v}`}, which JSON cannot hold`);
+        throw new BadValue(`is ${v === undefined ? "undefined" : `a ${typeof v}`}, which JSON cannot hold`);
     }
   }
 
-  #object(o: object): string {
+  #object(o: object, old: Memo | undefined): Memo {
     const proto: unknown = Object.getPrototypeOf(o);
     if (proto !== Object.prototype && proto !== null) {
       const name = (o as { constructor?: { name?: string } }).constructor?.name ?? "object";
-      throw new InvalidStateError(this.#where(), `is a ${name}, not a plain object`);
+      throw new BadValue(`is ${/^[AEIOU]/i.test(name) ? "an" : "a"} ${name}, not a plain object`);
     }
-    const start = this.#refs.length;
     const rec = o as Record<string, unknown>;
-    let s = "{";
-    let first = true;
-    for (const k of Object.keys(rec)) {
+    const oldKeys = old?.keys ?? [];
+    const oldKids = old?.kids ?? [];
+    const oldEncs = old?.kidEnc ?? [];
+    // Compare with the memo until the first difference; only then start building anew.
+    let keys: string[] | null = old ? null : [];
+    let kids: Kid[] | null = old ? null : [];
+    let encs: Enc[] | null = old ? null : [];
+    let j = 0;
+    for (const k in rec) {
+      if (!Object.hasOwn(rec, k)) continue;
       const val = rec[k];
       if (val === undefined) continue; // as JSON.stringify does
-      this.#stack.push(k);
-      const t = this.#value(val);
-      this.#stack.pop();
-      s += (first ? "" : ",") + JSON.stringify(k) + ":" + t;
-      first = false;
+      const same = keys === null && j < oldKeys.length && oldKeys[j] === k;
+      let e: Enc;
+      try {
+        e = same ? this.#kid(val, oldKids[j], oldEncs[j]) : this.#kid(val, undefined, undefined);
+      } catch (err) {
+        if (err instanceof BadValue) err.path.unshift(k);
+        throw err;
+      }
+      const kid = this.#lastKid;
+      if (keys === null && (!same || kid !== oldKids[j])) {
+        keys = oldKeys.slice(0, j);
+        kids = oldKids.slice(0, j);
+        encs = oldEncs.slice(0, j);
+      }
+      if (keys !== null) {
+        keys.push(k);
+        (kids as Kid[]).push(kid);
+        (encs as Enc[]).push(e);
+      }
+      j++;
     }
-    s += "}";
-    return s.length > this.#params.splitBytes ? this.#split(s, start) : s;
+    if (keys === null) {
+      if (j === oldKeys.length) return old as Memo;
+      keys = oldKeys.slice(0, j);
+      kids = oldKids.slice(0, j);
+      encs = oldEncs.slice(0, j);
+    }
+    const kidEnc = encs as Enc[];
+    let text = "{";
+    let len = 2;
+    let refs: JsonRef[] | null = null;
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i] as string;
+      const e = kidEnc[i] as Enc;
+      const q = quoteKey(k);
+      text += (i === 0 ? "" : ",") + q + ":" + e.text;
+      len += (i === 0 ? 0 : 1) + q.length + 1 + e.len;
+      if (e.refs.length > 0) {
+        refs ??= [];
+        for (const r of e.refs) refs.push(prefixed(r, k));
+      }
+    }
+    text += "}";
+    const e = text.length > this.#p.splitBytes ? this.#split(text, refs ?? NO_REFS, len) : enc(text, refs ?? NO_REFS, len);
+    return { isArray: false, keys, kids: kids as Kid[], kidEnc, enc: e, chunks: null };
   }
 
-  #array(a: readonly unknown[]): string {
-    const start = this.#refs.length;
+  #array(a: readonly unknown[], old: Memo | undefined): Memo {
     const n = a.length;
-    const texts: string[] = new Array<string>(n);
-    const refEnds: number[] = new Array<number>(n);
-    let total = 1 + n;
+    const oldKids = old?.kids ?? [];
+    const oldEncs = old?.kidEnc ?? [];
+    let kids: Kid[] | null = old ? null : new Array<Kid>(n);
+    let encs: Enc[] | null = old ? null : new Array<Enc>(n);
+    let textLen = 1 + n;
     for (let i = 0; i < n; i++) {
-      if (!(i in a)) throw new InvalidStateError(this.#where() + `[${i}]`, "is a hole in a sparse array");
-      this.#stack.push(i);
-      const t = this.#value(a[i]);
-      this.#stack.pop();
-      texts[i] = t;
-      refEnds[i] = this.#refs.length;
-      total += t.length;
+      let e: Enc;
+      try {
+        if (!(i in a)) throw new BadValue("is a hole in a sparse array");
+        e = i < oldKids.length ? this.#kid(a[i], oldKids[i], oldEncs[i]) : this.#kid(a[i], undefined, undefined);
+      } catch (err) {
+        if (err instanceof BadValue) err.path.unshift(i);
+        throw err;
+      }
+      const kid = this.#lastKid;
+      if (kids === null && (i >= oldKids.length || kid !== oldKids[i])) {
+        kids = oldKids.slice(0, i);
+        encs = oldEncs.slice(0, i);
+        kids.length = n;
+        encs.length = n;
+      }
+      if (kids !== null) {
+        kids[i] = kid;
+        (encs as Enc[])[i] = e;
+      }
+      textLen += e.text.length;
     }
-    if (total <= this.#params.splitBytes) return "[" + texts.join(",") + "]";
-    if (total <= this.#params.chunkArrayBytes || n < 2) return this.#split("[" + texts.join(",") + "]", start);
-    return this.#chunked(texts, refEnds, start);
+    if (kids === null) {
+      if (n === oldKids.length) return old as Memo;
+      kids = oldKids.slice(0, n);
+      encs = oldEncs.slice(0, n);
+    }
+    const kidEnc = encs as Enc[];
+    if (textLen > this.#p.chunkArrayBytes && n >= 2) return this.#chunked(kids, kidEnc, old);
+    let text = "[";
+    let len = 1 + Math.max(n, 1);
+    let refs: JsonRef[] | null = null;
+    for (let i = 0; i < n; i++) {
+      const e = kidEnc[i] as Enc;
+      text += (i === 0 ? "" : ",") + e.text;
+      len += e.len;
+      if (e.refs.length > 0) {
+        refs ??= [];
+        for (const r of e.refs) refs.push(prefixed(r, i));
+      }
+    }
+    text += "]";
+    const e = text.length > this.#p.splitBytes ? this.#split(text, refs ?? NO_REFS, len) : enc(text, refs ?? NO_REFS, len);
+    return { isArray: true, keys: null, kids, kidEnc, enc: e, chunks: null };
   }
 
-  /** Cuts an array into content-defined chunks; the array becomes an `a` node (or a tree of them). */
-  #chunked(texts: string[], refEnds: number[], start: number): string {
-    const depth = this.#stack.length;
-    const refs = this.#refs;
-    const target = this.#params.chunkTargetBytes;
+  /** Cuts an array into content-defined chunks; it becomes an `a` node (or a tree of them). */
+  #chunked(kids: Kid[], encs: Enc[], old: Memo | undefined): Memo {
+    const target = this.#p.chunkTargetBytes;
+    // Old chunks by their first kid, so unchanged runs keep their hash without being rebuilt.
+    const byFirst = new Map<Kid, ChunkMemo>();
+    if (old?.chunks) for (const c of old.chunks) byFirst.set(old.kids[c.from] as Kid, c);
+    const chunks: ChunkMemo[] = [];
     const entries: ChunkEntry[] = [];
-    let chunkStart = 0;
-    let chunkRefStart = start;
-    let chunkBytes = 0;
-    const n = texts.length;
+    let from = 0;
+    let bytes = 0;
+    let len = 1 + Math.max(kids.length, 1);
+    const n = kids.length;
     for (let i = 0; i < n; i++) {
-      const t = texts[i] as string;
-      const refEnd = refEnds[i] as number;
-      const prevEnd = i === 0 ? start : (refEnds[i - 1] as number);
+      const e = encs[i] as Enc;
+      len += e.len;
       // An item that is its own object draws its boundary from its hash; others from their text.
-      let bits: number;
-      let weight = t.length;
-      if (refEnd - prevEnd === 1 && t === "0") {
-        bits = hashBits((refs[prevEnd] as PendingRef).hash);
-        weight = REF_WEIGHT;
-      } else {
-        bits = fnv1a(t);
-        weight += (refEnd - prevEnd) * REF_WEIGHT;
+      const only = e.refs[0];
+      const isRef = e.text === PLACEHOLDER && e.refs.length === 1 && only !== undefined && only.length === 1;
+      const weight = isRef ? REF_WEIGHT : e.text.length + e.refs.length * REF_WEIGHT;
+      let bits = e.bits;
+      if (bits < 0) {
+        bits = isRef ? hashBits((only as JsonRef)[0]) : fnv1a(e.text);
+        e.bits = bits; // the frozen constants never get here: their bits are set
       }
-      chunkBytes += weight + 1;
-      const last = i === n - 1;
-      if (last || bits / TWO_32 < weight / target || chunkBytes > target * 4) {
-        const chunkRefs: JsonRef[] = [];
-        for (let r = chunkRefStart; r < refEnd; r++) {
-          const ref = refs[r] as PendingRef;
-          const rel = ref.path.slice(depth);
-          rel[0] = (rel[0] as number) - chunkStart;
-          chunkRefs.push([ref.hash, ...rel]);
-        }
-        const body = "[" + texts.slice(chunkStart, i + 1).join(",") + "]";
-        entries.push([this.#node(jsonNodeText(chunkRefs, body), body.length), i + 1 - chunkStart]);
-        chunkStart = i + 1;
-        chunkRefStart = refEnd;
-        chunkBytes = 0;
+      bytes += weight + 1;
+      if (i === n - 1 || bits / TWO_32 < weight / target || bytes > target * 4) {
+        const to = i + 1;
+        const hash = this.#reuseChunk(byFirst, old, kids, from, to) ?? this.#chunkNode(encs, from, to);
+        chunks.push({ from, to, hash });
+        entries.push([hash, to - from]);
+        from = to;
+        bytes = 0;
       }
     }
-    // Chunks concatenate into one array: all but one pair of brackets, and the commas between chunks, are ours.
-    this.overhead += entries.length - 1;
     let level = entries;
-    while (level.length > this.#params.maxFanout) level = this.#groupLevel(level);
-    const top = this.#node(arrayNodeText(level), 0);
-    refs.length = start;
-    refs.push({ hash: top, path: this.#stack.slice() });
-    this.overhead += 1;
-    return "0";
+    while (level.length > this.#p.maxFanout) level = this.#groupLevel(level);
+    const top = this.#node(arrayNodeText(level));
+    return { isArray: true, keys: null, kids, kidEnc: encs, enc: enc(PLACEHOLDER, [[top]], len), chunks };
+  }
+
+  #reuseChunk(byFirst: Map<Kid, ChunkMemo>, old: Memo | undefined, kids: Kid[], from: number, to: number): Hash | undefined {
+    const c = byFirst.get(kids[from] as Kid);
+    if (!c || !old || c.to - c.from !== to - from) return undefined;
+    for (let i = 0; i < to - from; i++) if (old.kids[c.from + i] !== kids[from + i]) return undefined;
+    return c.hash;
+  }
+
+  #chunkNode(encs: Enc[], from: number, to: number): Hash {
+    let text = "[";
+    const refs: JsonRef[] = [];
+    for (let i = from; i < to; i++) {
+      const e = encs[i] as Enc;
+      text += (i === from ? "" : ",") + e.text;
+      for (const r of e.refs) refs.push(prefixed(r, i - from));
+    }
+    return this.#node(jsonNodeText(refs, text + "]"));
   }
 
   /** One more level of the chunk tree: groups entries by boundaries drawn from their hashes. */
   #groupLevel(entries: ChunkEntry[]): ChunkEntry[] {
     const out: ChunkEntry[] = [];
-    const max = this.#params.maxFanout * 2;
+    const max = this.#p.maxFanout * 2;
     let group: ChunkEntry[] = [];
     let count = 0;
     for (let i = 0; i < entries.length; i++) {
@@ -230,7 +356,7 @@ class Encoder {
       group.push(e);
       count += e[1];
       if (i === entries.length - 1 || hashBits(e[0]) % 16 === 0 || group.length >= max) {
-        out.push([this.#node(arrayNodeText(group), 0), count]);
+        out.push([this.#node(arrayNodeText(group)), count]);
         group = [];
         count = 0;
       }
@@ -238,38 +364,36 @@ class Encoder {
     return out;
   }
 
-  /** Makes the value whose text is `s` (with refs from index `start`) its own object; returns its placeholder. */
-  #split(s: string, start: number): string {
-    const hash = this.#makeJsonNode(s, start, this.#stack.length);
-    this.#refs.length = start;
-    this.#refs.push({ hash, path: this.#stack.slice() });
-    this.overhead += 1;
-    return "0";
+  /** Makes a value its own object; its parent sees a placeholder and one child. */
+  #split(text: string, refs: readonly JsonRef[], len: number): Enc {
+    return enc(PLACEHOLDER, [[this.#node(jsonNodeText(refs, text))]], len);
   }
 
-  #makeJsonNode(body: string, start: number, depth: number): Hash {
-    const refs = this.#refs;
-    const nodeRefs: JsonRef[] = [];
-    for (let r = start; r < refs.length; r++) {
-      const ref = refs[r] as PendingRef;
-      nodeRefs.push([ref.hash, ...ref.path.slice(depth)] as JsonRef);
-    }
-    return this.#node(jsonNodeText(nodeRefs, body), body.length);
-  }
-
-  #node(text: string, bodyChars: number): Hash {
-    this.nodeCount++;
-    this.bodyChars += bodyChars;
-    const { hash } = this.#cache.hashOf(text);
+  #node(text: string): Hash {
+    const hash = sha256(text);
     if (!this.#known.has(hash) && !this.fresh.has(hash)) this.fresh.set(hash, Buffer.from(text, "utf8"));
     return hash;
   }
 
-  #where(): string {
-    let p = "$";
-    for (const k of this.#stack) p += typeof k === "number" ? `[${k}]` : /^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`;
-    return p;
-  }
+}
+
+const TRUE: Enc = Object.freeze({ text: "true", refs: NO_REFS, len: 4, bits: fnv1a("true") });
+const FALSE: Enc = Object.freeze({ text: "false", refs: NO_REFS, len: 5, bits: fnv1a("false") });
+const NULL: Enc = Object.freeze({ text: "null", refs: NO_REFS, len: 4, bits: fnv1a("null") });
+
+/** `$.hypotheses[3].evidence`: where a bad value sits, for error messages. */
+function formatPath(path: readonly PathKey[]): string {
+  let p = "$";
+  for (const k of path) p += typeof k === "number" ? `[${k}]` : /^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`;
+  return p;
+}
+
+function prefixed(ref: JsonRef, key: PathKey): JsonRef {
+  const out = new Array(ref.length + 1) as JsonRef;
+  out[0] = ref[0];
+  out[1] = key;
+  for (let i = 1; i < ref.length; i++) out[i + 1] = ref[i] as PathKey;
+  return out;
 }
 
 /** 32-bit FNV-1a of a string's UTF-16 code units: cheap, deterministic boundary bits for small items. */
@@ -288,16 +412,26 @@ function fnv1a(s: string): number {
 
 /**
  * Encodes `value` as a tree of objects. `known` holds hashes the store is known to have;
- * nodes outside it come back in `fresh`. Throws InvalidStateError, naming the path, for
- * anything that is not plain JSON (undefined properties are dropped, as JSON does).
+ * nodes outside it come back in `fresh`. `memo` is what the previous call for the same
+ * stream returned: it makes unchanged parts free. Throws InvalidStateError, naming the
+ * path, for anything that is not plain JSON (undefined properties are dropped, as JSON does).
  */
 export function encodeTree(
   value: unknown,
-  cache: NodeHashCache,
   known: ReadonlySet<Hash>,
+  memo?: TreeMemo,
   params: TreeParams = DEFAULT_TREE_PARAMS,
 ): EncodedTree {
-  const enc = new Encoder(params, cache, known);
-  const root = enc.encodeRoot(value);
-  return { root, fresh: enc.fresh, logicalBytes: enc.bodyChars - enc.overhead, nodeCount: enc.nodeCount };
+  const encoder = new Encoder(params, known);
+  let next: TreeMemo;
+  try {
+    next = encoder.encodeRoot(value, memo);
+  } catch (err) {
+    if (err instanceof BadValue) throw new InvalidStateError(formatPath(err.path), err.why);
+    if (err instanceof RangeError && /call stack/i.test(err.message)) {
+      throw new InvalidStateError("$", "is nested too deeply to encode (thousands of levels)");
+    }
+    throw err;
+  }
+  return { root: next.rootHash, fresh: encoder.fresh, logicalBytes: next.rootEnc.len, memo: next };
 }
