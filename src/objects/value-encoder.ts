@@ -46,12 +46,38 @@ function enc(text: string, refs: readonly JsonRef[], len: number): Enc {
   return { text, refs, len, bits: -1 };
 }
 
-/** A value that is not plain JSON, and the path to it, filled in as the error unwinds. */
+/** A value that is not plain JSON; where it is, findBad works out once the encoder has stopped. */
 class BadValue extends Error {
-  readonly path: PathKey[] = [];
   constructor(readonly why: string) {
     super(why);
   }
+}
+
+/**
+ * The path to the first value, in the encoder's order, that is not plain JSON. The encoder
+ * stops at that same value (the parts it skips were valid when first encoded), so its
+ * hot loops need not track paths.
+ */
+function findBad(v: unknown, path: PathKey[] = []): PathKey[] | undefined {
+  if (typeof v === "object" && v !== null) {
+    const proto: unknown = Object.getPrototypeOf(v);
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const inner = !(i in v) ? [...path, i] : findBad(v[i], [...path, i]);
+        if (inner) return inner;
+      }
+      return undefined;
+    }
+    if (proto !== Object.prototype && proto !== null) return path;
+    for (const k of Object.keys(v)) {
+      const x = (v as Record<string, unknown>)[k];
+      if (x === undefined) continue;
+      const inner = findBad(x, [...path, k]);
+      if (inner) return inner;
+    }
+    return undefined;
+  }
+  return v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)) ? undefined : path;
 }
 
 type Primitive = string | number | boolean | null;
@@ -93,6 +119,16 @@ export interface EncodedTree {
 }
 
 const NO_REFS: readonly JsonRef[] = Object.freeze([]);
+const EMPTY_KEYS: readonly string[] = Object.freeze([]);
+const EMPTY_KIDS: readonly Kid[] = Object.freeze([]);
+const EMPTY_ENCS: readonly Enc[] = Object.freeze([]);
+
+/** Whether for-in over a plain object yields only its own keys (true unless Object.prototype was polluted). */
+let ownOnly = true;
+function checkPrototype(): void {
+  ownOnly = true;
+  for (const _k in {}) ownOnly = false;
+}
 /** What an item that is itself an object costs its chunk: its entry in the chunk's ref list. */
 const REF_WEIGHT = 72;
 const TWO_32 = 4294967296;
@@ -114,8 +150,6 @@ class Encoder {
   readonly #p: TreeParams;
   readonly #known: ReadonlySet<Hash>;
   readonly fresh = new Map<Hash, Buffer>();
-  /** The kid (primitive or memo) the last #kid call produced. */
-  #lastKid: Kid = null;
 
   constructor(params: TreeParams, known: ReadonlySet<Hash>) {
     this.#p = params;
@@ -123,32 +157,35 @@ class Encoder {
   }
 
   encodeRoot(value: unknown, old: TreeMemo | undefined): TreeMemo {
-    const enc = this.#kid(value, old?.root, old?.rootEnc);
-    const root = this.#lastKid;
-    if (old && enc === old.rootEnc) return old;
-    const only = enc.refs[0];
+    let root: Kid;
+    let e: Enc;
+    if (typeof value === "object" && value !== null) {
+      const m = this.#container(value, old?.root);
+      root = m;
+      e = m.enc;
+    } else {
+      root = value as Primitive;
+      e = old !== undefined && value === old.root ? old.rootEnc : this.#primitive(value);
+    }
+    if (old && e === old.rootEnc) return old;
+    const only = e.refs[0];
     // A root that was itself split off (a long string, a chunked array) is its own node.
     const rootHash =
-      enc.text === PLACEHOLDER && enc.refs.length === 1 && only !== undefined && only.length === 1
+      e.text === PLACEHOLDER && e.refs.length === 1 && only !== undefined && only.length === 1
         ? only[0]
-        : this.#node(jsonNodeText(enc.refs, enc.text));
-    return { root, rootEnc: enc, rootHash };
+        : this.#node(jsonNodeText(e.refs, e.text));
+    return { root, rootEnc: e, rootHash };
   }
 
-  /** The encoding of `v`, reusing `oldEnc` when `v` equals the old kid; sets #lastKid. */
-  #kid(v: unknown, old: Kid | undefined, oldEnc: Enc | undefined): Enc {
-    if (typeof v === "object" && v !== null) {
-      const memo = Array.isArray(v)
-        ? this.#array(v, old !== null && typeof old === "object" && old.isArray ? old : undefined)
-        : this.#object(v, old !== null && typeof old === "object" && !old.isArray ? old : undefined);
-      this.#lastKid = memo;
-      return memo.enc;
-    }
-    if (v === old && oldEnc !== undefined) {
-      this.#lastKid = old as Kid;
-      return oldEnc;
-    }
-    this.#lastKid = v as Primitive;
+  /** The memo of an object or array, the old one itself when nothing in it changed. */
+  #container(v: object, old: Kid | undefined): Memo {
+    const memo = old !== null && typeof old === "object" ? old : undefined;
+    return Array.isArray(v)
+      ? this.#array(v, memo?.isArray === true ? memo : undefined)
+      : this.#object(v, memo?.isArray === false ? memo : undefined);
+  }
+
+  #primitive(v: unknown): Enc {
     switch (typeof v) {
       case "string": {
         const text = JSON.stringify(v);
@@ -168,6 +205,9 @@ class Encoder {
     }
   }
 
+  // The two loops below are the hot path of every checkpoint: an unchanged sub-tree costs
+  // a walk with === comparisons and no allocation. Primitives are handled inline.
+
   #object(o: object, old: Memo | undefined): Memo {
     const proto: unknown = Object.getPrototypeOf(o);
     if (proto !== Object.prototype && proto !== null) {
@@ -175,28 +215,35 @@ class Encoder {
       throw new BadValue(`is ${/^[AEIOU]/i.test(name) ? "an" : "a"} ${name}, not a plain object`);
     }
     const rec = o as Record<string, unknown>;
-    const oldKeys = old?.keys ?? [];
-    const oldKids = old?.kids ?? [];
-    const oldEncs = old?.kidEnc ?? [];
+    const oldKeys = old === undefined ? EMPTY_KEYS : (old.keys as readonly string[]);
+    const oldKids = old === undefined ? EMPTY_KIDS : old.kids;
+    const oldEncs = old === undefined ? EMPTY_ENCS : old.kidEnc;
     // Compare with the memo until the first difference; only then start building anew.
-    let keys: string[] | null = old ? null : [];
-    let kids: Kid[] | null = old ? null : [];
-    let encs: Enc[] | null = old ? null : [];
+    let keys: string[] | null = old === undefined ? [] : null;
+    let kids: Kid[] | null = old === undefined ? [] : null;
+    let encs: Enc[] | null = old === undefined ? [] : null;
     let j = 0;
     for (const k in rec) {
-      if (!Object.hasOwn(rec, k)) continue;
       const val = rec[k];
       if (val === undefined) continue; // as JSON.stringify does
+      // Inherited enumerable properties exist only if Object.prototype was polluted; JSON skips them.
+      if (!ownOnly && !Object.hasOwn(rec, k)) continue;
       const same = keys === null && j < oldKeys.length && oldKeys[j] === k;
+      const oldKid = same ? oldKids[j] : undefined;
+      let kid: Kid;
       let e: Enc;
-      try {
-        e = same ? this.#kid(val, oldKids[j], oldEncs[j]) : this.#kid(val, undefined, undefined);
-      } catch (err) {
-        if (err instanceof BadValue) err.path.unshift(k);
-        throw err;
+      if (typeof val === "object" && val !== null) {
+        const m = this.#container(val, oldKid);
+        kid = m;
+        e = m.enc;
+      } else if (same && val === oldKid) {
+        kid = oldKid;
+        e = oldEncs[j] as Enc;
+      } else {
+        kid = val as Primitive;
+        e = this.#primitive(val);
       }
-      const kid = this.#lastKid;
-      if (keys === null && (!same || kid !== oldKids[j])) {
+      if (keys === null && (!same || kid !== oldKid)) {
         keys = oldKeys.slice(0, j);
         kids = oldKids.slice(0, j);
         encs = oldEncs.slice(0, j);
@@ -236,22 +283,30 @@ class Encoder {
 
   #array(a: readonly unknown[], old: Memo | undefined): Memo {
     const n = a.length;
-    const oldKids = old?.kids ?? [];
-    const oldEncs = old?.kidEnc ?? [];
-    let kids: Kid[] | null = old ? null : new Array<Kid>(n);
-    let encs: Enc[] | null = old ? null : new Array<Enc>(n);
+    const oldKids = old === undefined ? EMPTY_KIDS : old.kids;
+    const oldEncs = old === undefined ? EMPTY_ENCS : old.kidEnc;
+    const oldN = oldKids.length;
+    let kids: Kid[] | null = old === undefined ? new Array<Kid>(n) : null;
+    let encs: Enc[] | null = old === undefined ? new Array<Enc>(n) : null;
     let textLen = 1 + n;
     for (let i = 0; i < n; i++) {
+      const val = a[i];
+      const oldKid = i < oldN ? oldKids[i] : undefined;
+      let kid: Kid;
       let e: Enc;
-      try {
-        if (!(i in a)) throw new BadValue("is a hole in a sparse array");
-        e = i < oldKids.length ? this.#kid(a[i], oldKids[i], oldEncs[i]) : this.#kid(a[i], undefined, undefined);
-      } catch (err) {
-        if (err instanceof BadValue) err.path.unshift(i);
-        throw err;
+      if (typeof val === "object" && val !== null) {
+        const m = this.#container(val, oldKid);
+        kid = m;
+        e = m.enc;
+      } else if (val === oldKid && i < oldN) {
+        kid = oldKid as Kid;
+        e = oldEncs[i] as Enc;
+      } else {
+        if (val === undefined && !(i in a)) throw new BadValue("is a hole in a sparse array");
+        kid = val as Primitive;
+        e = this.#primitive(val);
       }
-      const kid = this.#lastKid;
-      if (kids === null && (i >= oldKids.length || kid !== oldKids[i])) {
+      if (kids === null && kid !== oldKid) {
         kids = oldKids.slice(0, i);
         encs = oldEncs.slice(0, i);
         kids.length = n;
@@ -264,7 +319,7 @@ class Encoder {
       textLen += e.text.length;
     }
     if (kids === null) {
-      if (n === oldKids.length) return old as Memo;
+      if (n === oldN) return old as Memo;
       kids = oldKids.slice(0, n);
       encs = oldEncs.slice(0, n);
     }
@@ -422,12 +477,13 @@ export function encodeTree(
   memo?: TreeMemo,
   params: TreeParams = DEFAULT_TREE_PARAMS,
 ): EncodedTree {
+  checkPrototype();
   const encoder = new Encoder(params, known);
   let next: TreeMemo;
   try {
     next = encoder.encodeRoot(value, memo);
   } catch (err) {
-    if (err instanceof BadValue) throw new InvalidStateError(formatPath(err.path), err.why);
+    if (err instanceof BadValue) throw new InvalidStateError(formatPath(findBad(value) ?? []), err.why);
     if (err instanceof RangeError && /call stack/i.test(err.message)) {
       throw new InvalidStateError("$", "is nested too deeply to encode (thousands of levels)");
     }
