@@ -65,7 +65,8 @@ function row(r: Partial<Row> & Pick<Row, "workload" | "metric">): void {
   rows.push({ forge: "—", naive: "—", floor: "—", ratio: "—", target: "—", met: "—", ...r });
 }
 
-function latencyRows(workload: string, what: string, forge: Summary, naive: Summary, floor?: Summary): void {
+/** Latency rows; `targetMs` is the issue's target for the median, when it sets one. */
+function latencyRows(workload: string, what: string, forge: Summary, naive: Summary, floor?: Summary, targetMs?: number): void {
   row({
     workload,
     metric: `${what} median (n=${forge.n})`,
@@ -73,6 +74,7 @@ function latencyRows(workload: string, what: string, forge: Summary, naive: Summ
     naive: formatMs(naive.median),
     floor: floor ? formatMs(floor.median) : "—",
     ratio: formatRatio(forge.median, naive.median),
+    ...(targetMs !== undefined && { target: `< ${targetMs} ms`, met: forge.median < targetMs ? "yes" : "NO" }),
   });
   row({
     workload,
@@ -227,7 +229,7 @@ async function runWorkloadA(dir: string, floor: FloorResult): Promise<void> {
   const nA = summarize(measured.map((p) => p.naiveMs));
   const jsonA = summarize(measured.map((p) => p.jsonBytes));
   row({ workload: W, metric: "first checkpoint (writes everything; not in the medians)", forge: formatMs(first.forgeMs), naive: formatMs(first.naiveMs), ratio: formatRatio(first.forgeMs, first.naiveMs) });
-  latencyRows(W, "checkpoint latency", fA, nA, floor.write);
+  latencyRows(W, "checkpoint latency", fA, nA, floor.write, 5);
 
   const newA = summarize(measured.map((p) => p.forgeNewBytes));
   const gzA = summarize(measured.map((p) => p.naiveBytes));
@@ -237,6 +239,8 @@ async function runWorkloadA(dir: string, floor: FloorResult): Promise<void> {
     forge: formatBytes(newA.median),
     naive: formatBytes(gzA.median),
     ratio: formatRatio(newA.median, gzA.median),
+    target: "≤ 0.1× naive (DESIGN §7)",
+    met: newA.median <= 0.1 * gzA.median ? "yes" : "NO",
   });
   collectGarbage();
 
@@ -298,7 +302,7 @@ async function runWorkloadA(dir: string, floor: FloorResult): Promise<void> {
       sameJson(n.value, states[k], `naive restore of step ${k}`);
     }
   }
-  latencyRows(W, "restore latency, warm (same Store / connection)", summarize(fWarm), summarize(nWarm), floor.read);
+  latencyRows(W, "restore latency, warm (same Store / connection)", summarize(fWarm), summarize(nWarm), floor.read, 10);
   collectGarbage();
 
   // Cold: a new Store object (fresh object and node caches, new SQLite connection) per
@@ -322,7 +326,7 @@ async function runWorkloadA(dir: string, floor: FloorResult): Promise<void> {
     nCold.push(n.ms);
     if (j < 3) sameJson(f.value, states[k], `forge cold restore of step ${k}`);
   }
-  latencyRows(W, "restore latency, cold (new Store per restore; open not included)", summarize(fCold), summarize(nCold), floor.read);
+  latencyRows(W, "restore latency, cold (new Store per restore; open not included)", summarize(fCold), summarize(nCold), floor.read, 10);
   const openS = summarize(fOpen);
   row({ workload: W, metric: "openStore + session(), per cold restore, median", forge: formatMs(openS.median) });
 

@@ -47,7 +47,7 @@ export class ObjectStore {
   async writeValue(value: unknown, stream = ""): Promise<WrittenTree> {
     const tree = encodeTree(value, this.#known, this.#memos.get(stream), this.#params);
     const { newBytes, newObjects } = await this.#writeFresh(tree.fresh);
-    for (const [hash, raw] of tree.fresh) this.#nodes.set(hash, parseNode(hash, raw));
+    for (const [hash, raw] of tree.fresh) this.#nodes.set(hash, parseNode(hash, raw, true));
     // Only a written tree may vouch for its nodes; keep the most recent streams.
     this.#memos.delete(stream);
     this.#memos.set(stream, tree.memo);
@@ -152,8 +152,7 @@ export function assemble(hash: Hash, nodes: ReadonlyMap<Hash, TreeNode>): unknow
     }
     return out;
   }
-  // Cloning the parsed body is several times faster than parsing it again.
-  const value = cloneJson(templateOf(node));
+  const value = freshBody(node);
   for (const ref of node.refs) {
     let target = value as Record<PathKey, unknown>;
     const last = ref.length - 1;
@@ -196,15 +195,24 @@ class NodeCache {
   }
 }
 
-/** A node's parsed body, parsed once and kept on the node; never handed out, only cloned. */
+/**
+ * A node's body as a new value. The first time, the parse itself is handed out; from the
+ * second time on, a parsed copy is kept and cloned, which is several times faster than
+ * parsing again. So a one-off restore (a CLI process) parses once, and a process that
+ * restores again and again clones.
+ */
 const templates = new WeakMap<TreeNode, unknown>();
-function templateOf(node: TreeNode & { kind: "j" }): unknown {
-  let t = templates.get(node);
-  if (t === undefined) {
-    t = JSON.parse(node.body) as unknown;
-    templates.set(node, t);
+const parsedOnce = new WeakSet<TreeNode>();
+function freshBody(node: TreeNode & { kind: "j" }): unknown {
+  const t = templates.get(node);
+  if (t !== undefined) return cloneJson(t);
+  if (!parsedOnce.has(node)) {
+    parsedOnce.add(node);
+    return JSON.parse(node.body) as unknown;
   }
-  return t;
+  const parsed = JSON.parse(node.body) as unknown;
+  templates.set(node, parsed);
+  return cloneJson(parsed);
 }
 
 /** A deep copy of plain JSON data. */

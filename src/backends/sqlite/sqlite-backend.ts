@@ -218,6 +218,14 @@ class SqliteMeta implements MetaWriter {
     this.#q = q;
   }
 
+  /** Statements built from a few fixed shapes (filters, patches) are prepared once each. */
+  readonly #prepared = new Map<string, Database.Statement>();
+  #stmt(sql: string): Database.Statement {
+    let st = this.#prepared.get(sql);
+    if (!st) this.#prepared.set(sql, (st = this.#db.prepare(sql)));
+    return st;
+  }
+
   async getSessionById(id: string): Promise<SessionRow | undefined> {
     return toSession(this.#q.sessionById.get(id) as SessionRecord | undefined);
   }
@@ -262,14 +270,14 @@ class SqliteMeta implements MetaWriter {
     const order = q.sessionId === undefined ? `created_at ${dir}, id ${dir}` : `seq ${dir}`;
     let sql = `SELECT * FROM checkpoints${where.length ? " WHERE " + where.join(" AND ") : ""} ORDER BY ${order}`;
     if (q.limit !== undefined) sql += " LIMIT ?", params.push(q.limit);
-    return (this.#db.prepare(sql).all(...params) as CheckpointRecord[]).map((r) => toCheckpoint(r) as CheckpointRow);
+    return (this.#stmt(sql).all(...params) as CheckpointRecord[]).map((r) => toCheckpoint(r) as CheckpointRow);
   }
 
   async countCheckpoints(sessionId?: string): Promise<number> {
     const row = (
       sessionId === undefined
-        ? this.#db.prepare("SELECT count(*) AS n FROM checkpoints").get()
-        : this.#db.prepare("SELECT count(*) AS n FROM checkpoints WHERE session_id = ?").get(sessionId)
+        ? this.#stmt("SELECT count(*) AS n FROM checkpoints").get()
+        : this.#stmt("SELECT count(*) AS n FROM checkpoints WHERE session_id = ?").get(sessionId)
     ) as { n: number };
     return row.n;
   }
@@ -316,17 +324,17 @@ class SqliteMeta implements MetaWriter {
     if (patch.headBranch !== undefined) sets.push("head_branch = ?"), params.push(patch.headBranch);
     if (patch.headCheckpoint !== undefined) sets.push("head_checkpoint = ?"), params.push(patch.headCheckpoint);
     if (sets.length === 0) return;
-    const r = this.#db.prepare(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`).run(...params, id);
+    const r = this.#stmt(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`).run(...params, id);
     if (r.changes === 0) throw new ForgeError("SESSION_NOT_FOUND", `no session with id ${id}`);
   }
 
   async deleteSession(id: string): Promise<void> {
     // refs and checkpoints go with it (ON DELETE CASCADE).
-    this.#db.prepare("DELETE FROM sessions WHERE id = ?").run(id);
+    this.#stmt("DELETE FROM sessions WHERE id = ?").run(id);
   }
 
   async allocateSeq(sessionId: string): Promise<number> {
-    const r = this.#db.prepare("UPDATE sessions SET next_seq = next_seq + 1 WHERE id = ? RETURNING next_seq - 1 AS seq").get(sessionId) as
+    const r = this.#stmt("UPDATE sessions SET next_seq = next_seq + 1 WHERE id = ? RETURNING next_seq - 1 AS seq").get(sessionId) as
       | { seq: number }
       | undefined;
     if (!r) throw new ForgeError("SESSION_NOT_FOUND", `no session with id ${sessionId}`);
@@ -356,12 +364,12 @@ class SqliteMeta implements MetaWriter {
     if (patch.message !== undefined) sets.push("message = ?"), params.push(patch.message);
     if (patch.metadata !== undefined) sets.push("metadata = ?"), params.push(JSON.stringify(patch.metadata));
     if (sets.length === 0) return;
-    const r = this.#db.prepare(`UPDATE checkpoints SET ${sets.join(", ")} WHERE id = ?`).run(...params, id);
+    const r = this.#stmt(`UPDATE checkpoints SET ${sets.join(", ")} WHERE id = ?`).run(...params, id);
     if (r.changes === 0) throw new ForgeError("CHECKPOINT_NOT_FOUND", `no checkpoint with id ${id}`);
   }
 
   async deleteCheckpoints(ids: readonly string[]): Promise<void> {
-    const del = this.#db.prepare("DELETE FROM checkpoints WHERE id = ?");
+    const del = this.#stmt("DELETE FROM checkpoints WHERE id = ?");
     for (const id of ids) del.run(id);
   }
 
@@ -372,7 +380,7 @@ class SqliteMeta implements MetaWriter {
   }
 
   async deleteRef(sessionId: string, name: string): Promise<void> {
-    this.#db.prepare("DELETE FROM refs WHERE session_id = ? AND name = ?").run(sessionId, name);
+    this.#stmt("DELETE FROM refs WHERE session_id = ? AND name = ?").run(sessionId, name);
   }
 
   async bumpGcEpoch(): Promise<number> {
