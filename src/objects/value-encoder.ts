@@ -38,12 +38,10 @@ interface Enc {
   readonly refs: readonly JsonRef[];
   /** Length of the value's own JSON text (its logical size). */
   readonly len: number;
-  /** Chunk-boundary bits when this value is an array item, computed on first need (-1 until then). */
-  bits: number;
 }
 
 function enc(text: string, refs: readonly JsonRef[], len: number): Enc {
-  return { text, refs, len, bits: -1 };
+  return { text, refs, len };
 }
 
 /** A value that is not plain JSON; where it is, findBad works out once the encoder has stopped. */
@@ -91,14 +89,33 @@ interface Memo {
   readonly kids: readonly Kid[];
   readonly kidEnc: readonly Enc[];
   readonly enc: Enc;
-  /** For a chunked array: its leaf chunks as [first kid, end kid, hash]. */
-  readonly chunks: readonly ChunkMemo[] | null;
+  /** Arrays: 1 + n + the length of every item's text (decides chunking, kept up to date by change). */
+  readonly textLen: number;
+  /** For a chunked array: its chunk tree. */
+  readonly chunked: ChunkedMemo | null;
+}
+
+/** A chunked array's tree, kept so that a change rebuilds only the chunks and groups it touches. */
+interface ChunkedMemo {
+  /** Boundary bits and weight of each item, in step with the memo's kids. */
+  readonly bits: Uint32Array;
+  readonly weights: Uint32Array;
+  /** Leaf chunks in order. */
+  readonly chunks: readonly ChunkMemo[];
+  /** The `a` levels above the chunks: levels[0] groups chunks, levels[1] groups levels[0], … */
+  readonly levels: readonly (readonly GroupMemo[])[];
 }
 
 interface ChunkMemo {
   readonly from: number;
   readonly to: number;
-  readonly hash: Hash;
+  readonly entry: ChunkEntry;
+}
+
+interface GroupMemo {
+  /** The entries below it, by identity: an unchanged group has the very same entry objects. */
+  readonly below: readonly ChunkEntry[];
+  readonly entry: ChunkEntry;
 }
 
 /** What the encoder remembers of the last state of one stream. */
@@ -133,6 +150,20 @@ function checkPrototype(): void {
 const REF_WEIGHT = 72;
 const TWO_32 = 4294967296;
 const PLACEHOLDER = "0";
+
+/**
+ * Key lists shared by every object with the same keys in the same order: a state's many
+ * objects of one shape then compare against one array that stays in the CPU cache.
+ */
+const keyLists = new Map<string, string[]>();
+function internKeys(keys: string[]): string[] {
+  if (keys.length > 64) return keys;
+  const id = JSON.stringify(keys); // unambiguous: [] vs [""], ["a\u0000", "b"] vs ["a", "\u0000b"]
+  const found = keyLists.get(id);
+  if (found) return found;
+  if (keyLists.size < 10_000) keyLists.set(id, keys);
+  return keys;
+}
 
 /** JSON.stringify of property names, remembered: states repeat the same few keys. */
 const quotedKeys = new Map<string, string>();
@@ -230,15 +261,15 @@ class Encoder {
       if (!ownOnly && !Object.hasOwn(rec, k)) continue;
       const same = keys === null && j < oldKeys.length && oldKeys[j] === k;
       const oldKid = same ? oldKids[j] : undefined;
+      // An encoding is only looked up once building starts: an unchanged walk reads no Enc.
       let kid: Kid;
-      let e: Enc;
+      let e: Enc | undefined;
       if (typeof val === "object" && val !== null) {
         const m = this.#container(val, oldKid);
         kid = m;
         e = m.enc;
       } else if (same && val === oldKid) {
         kid = oldKid;
-        e = oldEncs[j] as Enc;
       } else {
         kid = val as Primitive;
         e = this.#primitive(val);
@@ -251,7 +282,7 @@ class Encoder {
       if (keys !== null) {
         keys.push(k);
         (kids as Kid[]).push(kid);
-        (encs as Enc[]).push(e);
+        (encs as Enc[]).push(e ?? (oldEncs[j] as Enc));
       }
       j++;
     }
@@ -261,6 +292,7 @@ class Encoder {
       kids = oldKids.slice(0, j);
       encs = oldEncs.slice(0, j);
     }
+    keys = internKeys(keys);
     const kidEnc = encs as Enc[];
     let text = "{";
     let len = 2;
@@ -278,7 +310,7 @@ class Encoder {
     }
     text += "}";
     const e = text.length > this.#p.splitBytes ? this.#split(text, refs ?? NO_REFS, len) : enc(text, refs ?? NO_REFS, len);
-    return { isArray: false, keys, kids: kids as Kid[], kidEnc, enc: e, chunks: null };
+    return { isArray: false, keys, kids: kids as Kid[], kidEnc, enc: e, textLen: 0, chunked: null };
   }
 
   #array(a: readonly unknown[], old: Memo | undefined): Memo {
@@ -288,19 +320,20 @@ class Encoder {
     const oldN = oldKids.length;
     let kids: Kid[] | null = old === undefined ? new Array<Kid>(n) : null;
     let encs: Enc[] | null = old === undefined ? new Array<Enc>(n) : null;
-    let textLen = 1 + n;
+    // The text length follows the change: only items that differ from the memo are measured.
+    let textLen = old === undefined ? 1 + n : old.textLen + (n - oldN);
+    for (let i = oldN - 1; i >= n; i--) textLen -= (oldEncs[i] as Enc).text.length;
     for (let i = 0; i < n; i++) {
       const val = a[i];
       const oldKid = i < oldN ? oldKids[i] : undefined;
       let kid: Kid;
-      let e: Enc;
+      let e: Enc | undefined;
       if (typeof val === "object" && val !== null) {
         const m = this.#container(val, oldKid);
         kid = m;
         e = m.enc;
       } else if (val === oldKid && i < oldN) {
         kid = oldKid as Kid;
-        e = oldEncs[i] as Enc;
       } else {
         if (val === undefined && !(i in a)) throw new BadValue("is a hole in a sparse array");
         kid = val as Primitive;
@@ -314,9 +347,11 @@ class Encoder {
       }
       if (kids !== null) {
         kids[i] = kid;
-        (encs as Enc[])[i] = e;
+        const ne = e ?? (oldEncs[i] as Enc);
+        (encs as Enc[])[i] = ne;
+        if (old === undefined || i >= oldN) textLen += ne.text.length;
+        else if (kid !== oldKid) textLen += ne.text.length - (oldEncs[i] as Enc).text.length;
       }
-      textLen += e.text.length;
     }
     if (kids === null) {
       if (n === oldN) return old as Memo;
@@ -324,7 +359,7 @@ class Encoder {
       encs = oldEncs.slice(0, n);
     }
     const kidEnc = encs as Enc[];
-    if (textLen > this.#p.chunkArrayBytes && n >= 2) return this.#chunked(kids, kidEnc, old);
+    if (textLen > this.#p.chunkArrayBytes && n >= 2) return this.#chunked(kids, kidEnc, textLen, old);
     let text = "[";
     let len = 1 + Math.max(n, 1);
     let refs: JsonRef[] | null = null;
@@ -339,54 +374,92 @@ class Encoder {
     }
     text += "]";
     const e = text.length > this.#p.splitBytes ? this.#split(text, refs ?? NO_REFS, len) : enc(text, refs ?? NO_REFS, len);
-    return { isArray: true, keys: null, kids, kidEnc, enc: e, chunks: null };
+    return { isArray: true, keys: null, kids, kidEnc, enc: e, textLen, chunked: null };
   }
 
-  /** Cuts an array into content-defined chunks; it becomes an `a` node (or a tree of them). */
-  #chunked(kids: Kid[], encs: Enc[], old: Memo | undefined): Memo {
+  /**
+   * Cuts an array into content-defined chunks; it becomes an `a` node (or a tree of them).
+   * Per-item boundary data, chunks and groups are carried over from the memo wherever the
+   * items under them are the same, so a change costs the chunks and groups it touches plus
+   * one cheap pass over typed arrays.
+   */
+  #chunked(kids: Kid[], encs: Enc[], textLen: number, old: Memo | undefined): Memo {
     const target = this.#p.chunkTargetBytes;
-    // Old chunks by their first kid, so unchanged runs keep their hash without being rebuilt.
-    const byFirst = new Map<Kid, ChunkMemo>();
-    if (old?.chunks) for (const c of old.chunks) byFirst.set(old.kids[c.from] as Kid, c);
-    const chunks: ChunkMemo[] = [];
-    const entries: ChunkEntry[] = [];
-    let from = 0;
-    let bytes = 0;
-    let len = 1 + Math.max(kids.length, 1);
     const n = kids.length;
+    const prev = old?.chunked ?? null;
+    const oldKids = old?.kids ?? EMPTY_KIDS;
+    const bits = new Uint32Array(n);
+    const weights = new Uint32Array(n);
+    let len = 1 + Math.max(n, 1);
     for (let i = 0; i < n; i++) {
-      const e = encs[i] as Enc;
-      len += e.len;
+      if (prev !== null && i < oldKids.length && kids[i] === oldKids[i]) {
+        bits[i] = prev.bits[i] as number;
+        weights[i] = prev.weights[i] as number;
+        continue;
+      }
       // An item that is its own object draws its boundary from its hash; others from their text.
+      const e = encs[i] as Enc;
       const only = e.refs[0];
       const isRef = e.text === PLACEHOLDER && e.refs.length === 1 && only !== undefined && only.length === 1;
-      const weight = isRef ? REF_WEIGHT : e.text.length + e.refs.length * REF_WEIGHT;
-      let bits = e.bits;
-      if (bits < 0) {
-        bits = isRef ? hashBits((only as JsonRef)[0]) : fnv1a(e.text);
-        e.bits = bits; // the frozen constants never get here: their bits are set
+      weights[i] = isRef ? REF_WEIGHT : e.text.length + e.refs.length * REF_WEIGHT;
+      bits[i] = isRef ? hashBits((only as JsonRef)[0]) : fnv1a(e.text);
+    }
+    // The logical length: the old one adjusted by the items that changed, else summed.
+    if (old !== undefined && old.chunked !== null) {
+      len = old.enc.len + (n - oldKids.length);
+      for (let i = 0; i < Math.max(n, oldKids.length); i++) {
+        if (i < n && i < oldKids.length && kids[i] === oldKids[i]) continue;
+        if (i < n) len += (encs[i] as Enc).len;
+        if (i < oldKids.length) len -= (old.kidEnc[i] as Enc).len;
       }
+    } else {
+      for (let i = 0; i < n; i++) len += (encs[i] as Enc).len;
+    }
+    const oldChunks = prev?.chunks ?? [];
+    let byFirst: Map<Kid, ChunkMemo> | undefined;
+    const chunks: ChunkMemo[] = [];
+    let from = 0;
+    let bytes = 0;
+    let p = 0;
+    for (let i = 0; i < n; i++) {
+      const weight = weights[i] as number;
       bytes += weight + 1;
-      if (i === n - 1 || bits / TWO_32 < weight / target || bytes > target * 4) {
+      if (i === n - 1 || (bits[i] as number) / TWO_32 < weight / target || bytes > target * 4) {
         const to = i + 1;
-        const hash = this.#reuseChunk(byFirst, old, kids, from, to) ?? this.#chunkNode(encs, from, to);
-        chunks.push({ from, to, hash });
-        entries.push([hash, to - from]);
+        // The old chunk at the same place, else one that starts with the same item elsewhere.
+        while (p < oldChunks.length && (oldChunks[p] as ChunkMemo).from < from) p++;
+        let c: ChunkMemo | undefined = oldChunks[p];
+        if (c === undefined || c.from !== from || !sameRun(oldKids, c.from, kids, from, to - from) || c.to !== to) {
+          if (byFirst === undefined) {
+            byFirst = new Map();
+            for (const oc of oldChunks) byFirst.set(oldKids[oc.from] as Kid, oc);
+          }
+          const moved = byFirst.get(kids[from] as Kid);
+          c = moved !== undefined && moved.to - moved.from === to - from && sameRun(oldKids, moved.from, kids, from, to - from) ? moved : undefined;
+          if (c !== undefined) c = { from, to, entry: c.entry };
+        }
+        chunks.push(c ?? { from, to, entry: [this.#chunkNode(encs, from, to), to - from] });
         from = to;
         bytes = 0;
       }
     }
-    let level = entries;
-    while (level.length > this.#p.maxFanout) level = this.#groupLevel(level);
+    const levels: GroupMemo[][] = [];
+    let level: readonly ChunkEntry[] = chunks.map((c) => c.entry);
+    for (let depth = 0; level.length > this.#p.maxFanout; depth++) {
+      const groups = this.#groupLevel(level, prev?.levels[depth] ?? []);
+      levels.push(groups);
+      level = groups.map((g) => g.entry);
+    }
     const top = this.#node(arrayNodeText(level));
-    return { isArray: true, keys: null, kids, kidEnc: encs, enc: enc(PLACEHOLDER, [[top]], len), chunks };
-  }
-
-  #reuseChunk(byFirst: Map<Kid, ChunkMemo>, old: Memo | undefined, kids: Kid[], from: number, to: number): Hash | undefined {
-    const c = byFirst.get(kids[from] as Kid);
-    if (!c || !old || c.to - c.from !== to - from) return undefined;
-    for (let i = 0; i < to - from; i++) if (old.kids[c.from + i] !== kids[from + i]) return undefined;
-    return c.hash;
+    return {
+      isArray: true,
+      keys: null,
+      kids,
+      kidEnc: encs,
+      enc: enc(PLACEHOLDER, [[top]], len),
+      textLen,
+      chunked: { bits, weights, chunks, levels },
+    };
   }
 
   #chunkNode(encs: Enc[], from: number, to: number): Hash {
@@ -400,19 +473,26 @@ class Encoder {
     return this.#node(jsonNodeText(refs, text + "]"));
   }
 
-  /** One more level of the chunk tree: groups entries by boundaries drawn from their hashes. */
-  #groupLevel(entries: ChunkEntry[]): ChunkEntry[] {
-    const out: ChunkEntry[] = [];
+  /**
+   * One more level of the chunk tree: groups entries by boundaries drawn from their hashes.
+   * A group over the very same entries as an old one keeps its node.
+   */
+  #groupLevel(entries: readonly ChunkEntry[], old: readonly GroupMemo[]): GroupMemo[] {
+    const out: GroupMemo[] = [];
     const max = this.#p.maxFanout * 2;
-    let group: ChunkEntry[] = [];
+    const byFirst = new Map<ChunkEntry, GroupMemo>();
+    for (const g of old) byFirst.set(g.below[0] as ChunkEntry, g);
+    let start = 0;
     let count = 0;
     for (let i = 0; i < entries.length; i++) {
       const e = entries[i] as ChunkEntry;
-      group.push(e);
       count += e[1];
-      if (i === entries.length - 1 || hashBits(e[0]) % 16 === 0 || group.length >= max) {
-        out.push([this.#node(arrayNodeText(group)), count]);
-        group = [];
+      if (i === entries.length - 1 || hashBits(e[0]) % 16 === 0 || i + 1 - start >= max) {
+        const below = entries.slice(start, i + 1);
+        const was = byFirst.get(below[0] as ChunkEntry);
+        const same = was !== undefined && was.below.length === below.length && was.below.every((x, k) => x === below[k]);
+        out.push(same ? was : { below, entry: [this.#node(arrayNodeText(below)), count] });
+        start = i + 1;
         count = 0;
       }
     }
@@ -432,15 +512,22 @@ class Encoder {
 
 }
 
-const TRUE: Enc = Object.freeze({ text: "true", refs: NO_REFS, len: 4, bits: fnv1a("true") });
-const FALSE: Enc = Object.freeze({ text: "false", refs: NO_REFS, len: 5, bits: fnv1a("false") });
-const NULL: Enc = Object.freeze({ text: "null", refs: NO_REFS, len: 4, bits: fnv1a("null") });
+const TRUE: Enc = Object.freeze({ text: "true", refs: NO_REFS, len: 4 });
+const FALSE: Enc = Object.freeze({ text: "false", refs: NO_REFS, len: 5 });
+const NULL: Enc = Object.freeze({ text: "null", refs: NO_REFS, len: 4 });
 
 /** `$.hypotheses[3].evidence`: where a bad value sits, for error messages. */
 function formatPath(path: readonly PathKey[]): string {
   let p = "$";
   for (const k of path) p += typeof k === "number" ? `[${k}]` : /^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`;
   return p;
+}
+
+/** Whether a[aFrom…] and b[bFrom…] hold the same `count` kids. */
+function sameRun(a: readonly Kid[], aFrom: number, b: readonly Kid[], bFrom: number, count: number): boolean {
+  if (aFrom + count > a.length) return false;
+  for (let i = 0; i < count; i++) if (a[aFrom + i] !== b[bFrom + i]) return false;
+  return true;
 }
 
 function prefixed(ref: JsonRef, key: PathKey): JsonRef {
