@@ -44,7 +44,7 @@ const CONFIG = {
   /** Workload B's storage target: Forge's bytes under this fraction of the raw full copies. */
   bTargetFraction: 0.05,
 } as const;
-const COMMAND = "cd /work/main && npx tsc -p tsconfig.bench.json && node --expose-gc build/bench/engine.js";
+const COMMAND = "npm run bench";
 
 // ---------------------------------------------------------------- report table
 
