@@ -146,6 +146,8 @@ export interface Backend {
   hasObjects(hashes: readonly string[]): Promise<Set<string>>;
   /** Every stored object, in no particular order. */
   listObjects(): AsyncIterable<ObjectInfo>;
+  /** How many objects are stored (for progress reports). */
+  countObjects(): Promise<number>;
   /** Overwrites an object's stored bytes as they are: only for tests that simulate damage. */
   corruptObjectForTesting?(hash: string, data: Uint8Array): Promise<void>;
 

@@ -1,6 +1,7 @@
 // fsck: re-hash every stored object, then check that every checkpoint's trees are whole and
 // every parent, branch and HEAD points at a checkpoint that exists.
 import { isForgeError } from "../core/errors.js";
+import type { ProgressListener } from "../core/progress.js";
 import { unpack } from "../objects/codec.js";
 import type { Hash } from "../objects/hash.js";
 import { childHashes, parseNode } from "../objects/node.js";
@@ -21,8 +22,14 @@ export interface FsckReport {
 
 const BATCH = 500;
 
-export async function checkStore(ctx: StoreContext): Promise<FsckReport> {
+export interface FsckOptions {
+  readonly onProgress?: ProgressListener;
+}
+
+export async function checkStore(ctx: StoreContext, options: FsckOptions = {}): Promise<FsckReport> {
   const { backend } = ctx;
+  const total = options.onProgress ? await backend.countObjects() : 0;
+  let done = 0;
   const children = new Map<Hash, Hash[]>();
   const corruptErrors = new Map<Hash, string>();
   let bytes = 0;
@@ -39,6 +46,8 @@ export async function checkStore(ctx: StoreContext): Promise<FsckReport> {
         corruptErrors.set(h, e.message);
       }
     }
+    done += batch.length;
+    options.onProgress?.({ phase: "verifying objects", done, total: Math.max(total, done) });
     batch = [];
   };
   for await (const o of backend.listObjects()) {

@@ -6,6 +6,7 @@
 // the epoch it saw before choosing which objects to reuse is unchanged, so a checkpoint
 // can never commit pointing at an object this sweep deletes.
 import { ForgeError } from "../core/errors.js";
+import type { ProgressListener } from "../core/progress.js";
 import type { Hash } from "../objects/hash.js";
 import type { StoreContext } from "./store-context.js";
 
@@ -13,6 +14,7 @@ export interface GcOptions {
   /** Objects written less than this long ago are kept (default 10 minutes). */
   readonly graceMs?: number;
   readonly dryRun?: boolean;
+  readonly onProgress?: ProgressListener;
 }
 
 export interface GcReport {
@@ -35,7 +37,10 @@ export async function collectGarbage(ctx: StoreContext, options: GcOptions = {})
   const createdBefore = Date.now() - graceMs;
   const candidates = new Map<Hash, number>();
   let young = 0;
+  const total = options.onProgress ? await ctx.backend.countObjects() : 0;
+  let scanned = 0;
   for await (const o of ctx.backend.listObjects()) {
+    if (options.onProgress && ++scanned % 1000 === 0) options.onProgress({ phase: "scanning objects", done: scanned, total: Math.max(total, scanned) });
     if (live.has(o.hash)) continue;
     if (o.createdAt < createdBefore) candidates.set(o.hash, o.size);
     else young++;

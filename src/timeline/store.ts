@@ -8,7 +8,7 @@ import { openBackend } from "../backends/open-backend.js";
 import { ObjectStore } from "../objects/object-store.js";
 import type { TreeParams } from "../objects/value-encoder.js";
 import type { ExportResult, ImportOptions, ImportReport } from "./bundle.js";
-import { checkStore, type FsckReport } from "./fsck.js";
+import { checkStore, type FsckOptions, type FsckReport } from "./fsck.js";
 import { collectGarbage, type GcOptions, type GcReport } from "./gc.js";
 import { resolveRef } from "./refs.js";
 import { MAIN_BRANCH, Session } from "./session.js";
@@ -140,8 +140,8 @@ export class Store {
   }
 
   /** Re-hashes every object and checks every reference. */
-  fsck(): Promise<FsckReport> {
-    return checkStore(this.#open());
+  fsck(options?: FsckOptions): Promise<FsckReport> {
+    return checkStore(this.#open(), options);
   }
 
   /** A bundle of whole sessions, or of single checkpoints named by ref in `session`. */

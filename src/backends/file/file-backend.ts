@@ -143,6 +143,12 @@ export class FileBackend implements Backend {
     }
   }
 
+  async countObjects(): Promise<number> {
+    let n = 0;
+    for (const prefix of readdirSync(this.#objects)) n += readdirSync(join(this.#objects, prefix)).filter((f) => HASH.test(prefix + f)).length;
+    return n;
+  }
+
   async corruptObjectForTesting(hash: string, data: Uint8Array): Promise<void> {
     this.#writeAtomic(this.#objectPath(hash), data);
   }

@@ -50,6 +50,10 @@ export class MemoryBackend implements Backend {
     for (const [hash, e] of [...this.#objects]) yield { hash, size: e.data.length, createdAt: e.createdAt };
   }
 
+  async countObjects(): Promise<number> {
+    return this.#objects.size;
+  }
+
   async corruptObjectForTesting(hash: string, data: Uint8Array): Promise<void> {
     const e = this.#objects.get(hash);
     if (e) e.data = Uint8Array.from(data);

@@ -132,6 +132,10 @@ export class SqliteBackend implements Backend {
     }
   }
 
+  async countObjects(): Promise<number> {
+    return (this.#q.countObjects.get() as { n: number }).n;
+  }
+
   async corruptObjectForTesting(hash: string, data: Uint8Array): Promise<void> {
     this.#db.prepare("UPDATE objects SET data = ? WHERE hash = ?").run(data, Buffer.from(hash, "hex"));
   }
@@ -164,6 +168,7 @@ class Queries {
   readonly hasObjects;
   readonly listObjects;
   readonly deleteObject;
+  readonly countObjects;
   readonly sessionById;
   readonly sessionByName;
   readonly sessions;
@@ -185,6 +190,7 @@ class Queries {
     this.hasObjects = db.prepare("SELECT hash FROM objects WHERE hash IN (SELECT unhex(value) FROM json_each(?))");
     this.listObjects = db.prepare("SELECT hash, length(data) AS size, created_at FROM objects WHERE hash > ? ORDER BY hash LIMIT 1000");
     this.deleteObject = db.prepare("DELETE FROM objects WHERE hash = ? AND created_at < ? RETURNING length(data) AS size");
+    this.countObjects = db.prepare("SELECT count(*) AS n FROM objects");
     this.sessionById = db.prepare("SELECT * FROM sessions WHERE id = ?");
     this.sessionByName = db.prepare("SELECT * FROM sessions WHERE name = ?");
     this.sessions = db.prepare("SELECT * FROM sessions ORDER BY created_at, id");

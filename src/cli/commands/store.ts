@@ -7,6 +7,7 @@ import { ForgeError } from "../../core/errors.js";
 import { openStore } from "../../timeline/store.js";
 import { run, wholeNumber } from "../command.js";
 import { ago, bytes, c, printJson, println } from "../output.js";
+import { progressBar } from "../progress.js";
 
 export function initCommand(): Command {
   return new Command("init")
@@ -34,7 +35,10 @@ export function gcCommand(): Command {
     .option("--dry-run", "count what would be deleted, delete nothing")
     .action(
       run(async (ctx, opts: { grace: number; dryRun?: boolean }) => {
-        const r = await (await ctx.store()).gc({ graceMs: opts.grace * 60_000, dryRun: opts.dryRun === true });
+        const bar = progressBar();
+        const r = await (await ctx.store())
+          .gc({ graceMs: opts.grace * 60_000, dryRun: opts.dryRun === true, ...(bar.onProgress && { onProgress: bar.onProgress }) })
+          .finally(bar.stop);
         if (ctx.json) return printJson(r);
         println(`${r.dryRun ? "would delete" : "deleted"} ${r.deleted} object${r.deleted === 1 ? "" : "s"} (${bytes(r.bytesFreed)}); ${r.live} in use${r.young ? `, ${r.young} unused but younger than ${opts.grace} min` : ""}`);
       }),
@@ -46,7 +50,10 @@ export function fsckCommand(): Command {
     .description("re-hash every object and check every reference; exit 1 if anything is damaged")
     .action(
       run(async (ctx) => {
-        const r = await (await ctx.store()).fsck();
+        const bar = progressBar();
+        const r = await (await ctx.store())
+          .fsck(bar.onProgress ? { onProgress: bar.onProgress } : {})
+          .finally(bar.stop);
         if (ctx.json) printJson(r);
         else {
           println(`${r.objects} objects (${bytes(r.bytes)}), ${r.checkpoints} checkpoints checked`);

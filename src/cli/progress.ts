@@ -1,0 +1,28 @@
+// A progress bar on stderr for work that takes longer than a second, on a terminal only.
+import cliProgress from "cli-progress";
+import type { ProgressEvent, ProgressListener } from "../core/progress.js";
+
+const DELAY_MS = 1000;
+
+/** A listener that draws a bar once `DELAY_MS` have passed; call `stop()` when the work ends. */
+export function progressBar(): { onProgress: ProgressListener | undefined; stop: () => void } {
+  if (!process.stderr.isTTY) return { onProgress: undefined, stop: () => undefined };
+  const started = Date.now();
+  let bar: cliProgress.SingleBar | undefined;
+  let phase = "";
+  const onProgress = (e: ProgressEvent) => {
+    if (!bar) {
+      if (Date.now() - started < DELAY_MS) return;
+      bar = new cliProgress.SingleBar(
+        { format: "{phase} [{bar}] {value}/{total}", stream: process.stderr, clearOnComplete: true, hideCursor: true },
+        cliProgress.Presets.shades_classic,
+      );
+      bar.start(e.total, e.done, { phase: e.phase });
+      phase = e.phase;
+    }
+    if (e.phase !== phase) phase = e.phase;
+    bar.setTotal(e.total);
+    bar.update(e.done, { phase });
+  };
+  return { onProgress, stop: () => bar?.stop() };
+}
