@@ -36,7 +36,17 @@ export interface SessionRow {
   readonly headBranch: string | null;
   /** The checkpoint HEAD points at when detached, else null. */
   readonly headCheckpoint: string | null;
+  /**
+   * Root of the session's working state — what it holds now, between checkpoints (a
+   * reasoning session's live board, say) — or null when it has none.
+   */
+  readonly workRoot: string | null;
+  /** Bumped by every change of the working state, for compare-and-swap. */
+  readonly workVersion: number;
 }
+
+/** The session fields a transaction may change. */
+export type SessionPatch = Partial<Pick<SessionRow, "name" | "metadata" | "headBranch" | "headCheckpoint" | "workRoot" | "workVersion">>;
 
 export interface CheckpointRow {
   readonly id: string;
@@ -93,7 +103,7 @@ export interface MetaReader {
   countCheckpoints(sessionId?: string): Promise<number>;
   listRefs(sessionId: string): Promise<RefRow[]>;
   getRef(sessionId: string, name: string): Promise<RefRow | undefined>;
-  /** Every object hash a checkpoint points at directly (state and files roots), for gc and fsck. */
+  /** Every object hash a checkpoint or a session's working state points at directly, for gc and fsck. */
   listRoots(): Promise<string[]>;
   /** Bumped by each gc that deletes objects; writers compare it to know their cached object knowledge still holds. */
   getGcEpoch(): Promise<number>;
@@ -102,10 +112,7 @@ export interface MetaReader {
 /** Metadata changes; all of one `transaction` call commit together or not at all. */
 export interface MetaWriter extends MetaReader {
   insertSession(row: SessionRow): Promise<void>;
-  updateSession(
-    id: string,
-    patch: Partial<Pick<SessionRow, "name" | "metadata" | "headBranch" | "headCheckpoint">>,
-  ): Promise<void>;
+  updateSession(id: string, patch: SessionPatch): Promise<void>;
   /** Deletes the session with its checkpoints and refs (objects are left to gc). */
   deleteSession(id: string): Promise<void>;
   /** Hands out the session's next seq and advances the counter. */

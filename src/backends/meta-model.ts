@@ -1,7 +1,7 @@
 // Metadata held in plain in-process maps, for the memory and file backends. Writes inside
 // a transaction record their inverse, so a failed transaction leaves the model untouched.
 import { ForgeError } from "../core/errors.js";
-import type { CheckpointQuery, CheckpointRow, DeletedObjects, MetaWriter, RefRow, SessionRow } from "./backend.js";
+import type { CheckpointQuery, CheckpointRow, DeletedObjects, MetaWriter, RefRow, SessionPatch, SessionRow } from "./backend.js";
 
 /** The model as plain JSON, for the file backend to persist. */
 export interface MetaDoc {
@@ -22,7 +22,8 @@ export class MetaModel {
   static fromDoc(doc: MetaDoc): MetaModel {
     const m = new MetaModel();
     m.gcEpoch = doc.gcEpoch;
-    for (const s of doc.sessions) m.sessions.set(s.id, s);
+    // Documents written before working states existed lack their fields.
+    for (const s of doc.sessions) m.sessions.set(s.id, { ...s, workRoot: s.workRoot ?? null, workVersion: s.workVersion ?? 0 });
     for (const c of doc.checkpoints) m.checkpoints.set(c.id, c);
     for (const r of doc.refs) m.#refsOf(r.sessionId).set(r.name, r.checkpointId);
     return m;
@@ -156,7 +157,8 @@ class ModelView implements MetaWriter {
       out.push(c.stateRoot);
       if (c.filesRoot !== null) out.push(c.filesRoot);
     }
-    return out;
+    for (const s of this.#m.sessions.values()) if (s.workRoot !== null) out.push(s.workRoot);
+    return [...new Set(out)];
   }
 
   async getGcEpoch(): Promise<number> {
@@ -170,7 +172,7 @@ class ModelView implements MetaWriter {
     this.#put(this.#m.sessions, row.id, row);
   }
 
-  async updateSession(id: string, patch: Partial<Pick<SessionRow, "name" | "metadata" | "headBranch" | "headCheckpoint">>): Promise<void> {
+  async updateSession(id: string, patch: SessionPatch): Promise<void> {
     const s = this.#m.sessions.get(id);
     if (!s) throw new ForgeError("SESSION_NOT_FOUND", `no session with id ${id}`);
     this.#put(this.#m.sessions, id, { ...s, ...patch });

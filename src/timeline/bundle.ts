@@ -283,6 +283,8 @@ async function importSession(tx: MetaWriter, bundled: BundleSession, as: string 
       nextSeq: 1,
       headBranch: s.headBranch ?? (s.headCheckpoint === null ? "main" : null),
       headCheckpoint: s.headBranch === null ? s.headCheckpoint : null,
+      workRoot: null,
+      workVersion: 0,
     };
     await tx.insertSession(session);
     created = true;
@@ -314,6 +316,12 @@ async function importSession(tx: MetaWriter, bundled: BundleSession, as: string 
     added++;
   }
   for (const b of s.branches) if (created || !(await tx.getRef(s.id, b.name))) await tx.setRef(s.id, b.name, b.checkpointId);
+  if (created) {
+    // A new session starts out holding the state at its HEAD.
+    const headId = s.headBranch !== null ? (s.branches.find((b) => b.name === s.headBranch)?.checkpointId ?? null) : s.headCheckpoint;
+    const head = headId === null ? undefined : await tx.getCheckpoint(headId);
+    if (head) await tx.updateSession(s.id, { workRoot: head.stateRoot, workVersion: 1 });
+  }
   return { name, created, checkpoints: added, skipped };
 }
 

@@ -107,6 +107,15 @@ export async function checkStore(ctx: StoreContext, options: FsckOptions = {}): 
         problems.push(`checkpoint ${r.id} (#${r.seq} in "${session.name}") has a parent ${r.parentId} that does not exist`);
       }
     }
+    if (session.workRoot !== null) {
+      for (const h of damageOf(session.workRoot)) {
+        const map = corruptErrors.has(h) ? corrupt : missing;
+        const label = `working state of "${session.name}"`;
+        const list = map.get(h) ?? [];
+        if (!list.includes(label)) list.push(label);
+        map.set(h, list);
+      }
+    }
     const refs = await backend.meta.listRefs(session.id);
     for (const ref of refs) {
       if (!ids.has(ref.checkpointId)) problems.push(`branch "${ref.name}" of "${session.name}" points at ${ref.checkpointId}, which does not exist`);

@@ -119,9 +119,8 @@ export class Session {
         };
         await tx.insertCheckpoint(row);
         await tx.setRef(this.id, branch, row.id);
-        if (session.headBranch !== branch || session.headCheckpoint !== null) {
-          await tx.updateSession(this.id, { headBranch: branch, headCheckpoint: null });
-        }
+        // What was just saved is what the session holds now.
+        await tx.updateSession(this.id, { headBranch: branch, headCheckpoint: null, ...workPatch(session, tree.root) });
         return row;
       });
       if (row) return this.#info(row);
@@ -129,6 +128,59 @@ export class Session {
         throw new ForgeError("CONFLICT", `could not save the checkpoint: garbage collection kept running during ${attempt} attempts`, {
           hint: "try again when no `forge gc` is running",
         });
+      }
+    }
+  }
+
+  /**
+   * Saves the session's working state as a checkpoint (see `setWorking`); an error if the
+   * session has none.
+   */
+  async checkpointWorking(options: CheckpointOptions = {}): Promise<Checkpoint> {
+    const working = await this.working();
+    if (!working) {
+      throw new ForgeError("NO_CHECKPOINT", `session "${this.name}" has no working state to checkpoint`, {
+        hint: "pass a state (forge checkpoint create --state FILE)",
+      });
+    }
+    return this.checkpoint(working.state, options);
+  }
+
+  /**
+   * The session's working state: what it holds now, between checkpoints. Domains (the
+   * reasoning board, a conversation) keep their live state here so every process sees it;
+   * checkpoint, restore and switch keep it in step with HEAD.
+   */
+  async working(): Promise<{ state: unknown; version: number; root: string } | undefined> {
+    const row = await this.#row();
+    if (row.workRoot === null) return undefined;
+    return { state: await this.#ctx.objects.readValue(row.workRoot), version: row.workVersion, root: row.workRoot };
+  }
+
+  /**
+   * Replaces the working state. With `expectedVersion`, the write happens only if no other
+   * writer changed the working state since that version was read (CONFLICT otherwise), so
+   * read-modify-write cycles from several processes never lose an update.
+   */
+  async setWorking(state: unknown, options: { expectedVersion?: number } = {}): Promise<{ version: number; root: string; changed: boolean }> {
+    for (let attempt = 1; ; attempt++) {
+      const epoch = await this.#ctx.syncGcEpoch();
+      const tree = await this.#ctx.objects.writeValue(state, this.id);
+      const done = await this.#ctx.backend.transaction(async (tx) => {
+        if ((await tx.getGcEpoch()) !== epoch) return null;
+        const session = await this.#row(tx);
+        if (options.expectedVersion !== undefined && session.workVersion !== options.expectedVersion) {
+          throw new ForgeError("CONFLICT", `the working state of session "${this.name}" changed meanwhile (version ${session.workVersion}, expected ${options.expectedVersion})`, {
+            hint: "read it again and reapply the change",
+          });
+        }
+        if (session.workRoot === tree.root) return { version: session.workVersion, root: tree.root, changed: false };
+        await tx.updateSession(this.id, workPatch(session, tree.root));
+        return { version: session.workVersion + 1, root: tree.root, changed: true };
+      });
+      if (done) return done;
+      if (attempt >= MAX_WRITE_ATTEMPTS) {
+        throw new ForgeError("CONFLICT", `could not save the working state: garbage collection kept running during ${attempt} attempts`);
       }
     }
   }
@@ -203,7 +255,7 @@ export class Session {
         const branch = await branchForLinearRestore(tx, session, cp, heads);
         const discarded = await discardAfter(tx, branch, cp, heads);
         await tx.setRef(this.id, branch, cp.id);
-        await tx.updateSession(this.id, { headBranch: branch, headCheckpoint: null });
+        await tx.updateSession(this.id, { headBranch: branch, headCheckpoint: null, ...workPatch(session, cp.stateRoot) });
         return { head: { branch, checkpointId: cp.id }, discarded };
       }
       // Stay on a branch when the target is its head: the current one first, then the target's own.
@@ -212,10 +264,10 @@ export class Session {
         heads.find((h) => h.name === cp.branch && h.checkpointId === cp.id) ??
         heads.find((h) => h.checkpointId === cp.id);
       if (onHead) {
-        await tx.updateSession(this.id, { headBranch: onHead.name, headCheckpoint: null });
+        await tx.updateSession(this.id, { headBranch: onHead.name, headCheckpoint: null, ...workPatch(session, cp.stateRoot) });
         return { head: { branch: onHead.name, checkpointId: cp.id }, discarded: [] as CheckpointRow[] };
       }
-      await tx.updateSession(this.id, { headBranch: null, headCheckpoint: cp.id });
+      await tx.updateSession(this.id, { headBranch: null, headCheckpoint: cp.id, ...workPatch(session, cp.stateRoot) });
       return { head: { branch: null, checkpointId: cp.id }, discarded: [] as CheckpointRow[] };
     });
     return { checkpoint: this.#info(target), state, head, discarded: discarded.map((r) => this.#info(r)) };
@@ -246,7 +298,7 @@ export class Session {
     const state = await this.#ctx.objects.readValue(cp.stateRoot);
     await this.#ctx.backend.transaction(async (tx) => {
       if (!(await tx.getRef(this.id, name))) throw this.#noBranch(name);
-      await tx.updateSession(this.id, { headBranch: name, headCheckpoint: null });
+      await tx.updateSession(this.id, { headBranch: name, headCheckpoint: null, ...workPatch(await this.#row(tx), cp.stateRoot) });
     });
     return { checkpoint: this.#info(cp), state, head: { branch: name, checkpointId: cp.id }, discarded: [] };
   }
@@ -376,6 +428,11 @@ export class Session {
     if (dryRun) return run(this.#meta, false);
     return this.#ctx.backend.transaction((tx) => run(tx, true));
   }
+}
+
+/** The session fields that make `root` its working state (nothing, if it already is). */
+function workPatch(session: SessionRow, root: string): { workRoot?: string; workVersion?: number } {
+  return session.workRoot === root ? {} : { workRoot: root, workVersion: session.workVersion + 1 };
 }
 
 /** The branch a linear restore rewinds: HEAD's, if the target is in its history, else the target's own. */

@@ -103,6 +103,8 @@ export class Store {
       nextSeq: 1,
       headBranch: MAIN_BRANCH,
       headCheckpoint: null,
+      workRoot: null,
+      workVersion: 0,
     };
     await ctx.backend.transaction((tx) => tx.insertSession(row));
     return new Session(ctx, row);

@@ -31,7 +31,7 @@ const ID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const seqsOf = (cps: readonly Checkpoint[]): number[] => cps.map((c) => c.seq);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-/** A state with a part of its own (a string over the 512-byte split size) unique to `n`. */
+/** A state with a part unique to `n` and a part every such state shares. */
 function distinctState(n: number): { n: number; text: string; common: string } {
   return { n, text: `state ${n} `.repeat(80), common: "shared text ".repeat(60) };
 }
@@ -1054,6 +1054,60 @@ export function runBackendContract(name: string, makeStore: MakeStore): void {
         expect(await objectHashes(store.backend)).toEqual([]);
         expect(await session.list()).toEqual([]);
         expect((await session.checkpoint({ ok: true })).seq).toBe(1);
+      });
+    });
+
+    describe("working state", () => {
+      it("a new session has none, and setWorking stores one that working() reads back", async () => {
+        const session = await (await open()).session("s");
+        expect(await session.working()).toBeUndefined();
+        const w = await session.setWorking({ board: ["h1"], n: 1 });
+        expect(w).toMatchObject({ version: 1, changed: true });
+        expect(await session.working()).toMatchObject({ state: { board: ["h1"], n: 1 }, version: 1 });
+      });
+
+      it("setting the same state again changes nothing and keeps the version", async () => {
+        const session = await (await open()).session("s");
+        await session.setWorking({ a: 1 });
+        expect(await session.setWorking({ a: 1 })).toMatchObject({ version: 1, changed: false });
+      });
+
+      it("setWorking with a stale expectedVersion is CONFLICT and leaves the state as it was", async () => {
+        const session = await (await open()).session("s");
+        await session.setWorking({ a: 1 });
+        await session.setWorking({ a: 2 }, { expectedVersion: 1 });
+        await rejectsWith(session.setWorking({ a: 3 }, { expectedVersion: 1 }), "CONFLICT");
+        expect((await session.working())?.state).toEqual({ a: 2 });
+      });
+
+      it("a checkpoint makes its state the working state, and restore and switch bring theirs back", async () => {
+        const session = await (await open()).session("s");
+        const one = await session.checkpoint({ n: 1 });
+        await session.checkpoint({ n: 2 });
+        expect((await session.working())?.state).toEqual({ n: 2 });
+        await session.branch("side", { from: one.id });
+        await session.restore(one.id);
+        expect((await session.working())?.state).toEqual({ n: 1 });
+        await session.switch("main");
+        expect((await session.working())?.state).toEqual({ n: 2 });
+      });
+
+      it("checkpointWorking saves the working state; without one it is NO_CHECKPOINT", async () => {
+        const session = await (await open()).session("s");
+        await rejectsWith(session.checkpointWorking(), "NO_CHECKPOINT");
+        await session.setWorking({ live: true });
+        const cp = await session.checkpointWorking({ message: "from the board" });
+        expect(await session.state(cp.id)).toEqual({ live: true });
+      });
+
+      it("gc keeps the objects of a working state no checkpoint uses, and fsck checks them", async () => {
+        const store = await open();
+        const session = await store.session("s");
+        await session.checkpoint({ old: "o".repeat(3_000) });
+        await session.setWorking({ live: "l".repeat(3_000) });
+        await store.gc({ graceMs: 0 });
+        expect((await session.working())?.state).toEqual({ live: "l".repeat(3_000) });
+        expect((await store.fsck()).ok).toBe(true);
       });
     });
 

@@ -15,6 +15,7 @@ import type {
   MetaWriter,
   ObjectInfo,
   RefRow,
+  SessionPatch,
   SessionRow,
   StoredObject,
 } from "../backend.js";
@@ -31,6 +32,8 @@ interface SessionRecord {
   next_seq: number;
   head_branch: string | null;
   head_checkpoint: string | null;
+  work_root: string | null;
+  work_version: number;
 }
 
 interface CheckpointRecord {
@@ -202,7 +205,11 @@ class Queries {
     );
     this.refs = db.prepare("SELECT session_id, name, checkpoint_id FROM refs WHERE session_id = ? ORDER BY name");
     this.ref = db.prepare("SELECT session_id, name, checkpoint_id FROM refs WHERE session_id = ? AND name = ?");
-    this.roots = db.prepare("SELECT state_root AS h FROM checkpoints UNION SELECT files_root FROM checkpoints WHERE files_root IS NOT NULL");
+    this.roots = db.prepare(
+      `SELECT state_root AS h FROM checkpoints
+       UNION SELECT files_root FROM checkpoints WHERE files_root IS NOT NULL
+       UNION SELECT work_root FROM sessions WHERE work_root IS NOT NULL`,
+    );
     this.getMeta = db.prepare("SELECT value FROM meta WHERE key = ?");
     this.setMeta = db.prepare("INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value");
     this.insertCheckpoint = db.prepare(
@@ -310,10 +317,13 @@ class SqliteMeta implements MetaWriter {
     try {
       this.#db
         .prepare(
-          `INSERT INTO sessions (id, name, kind, created_at, metadata, next_seq, head_branch, head_checkpoint)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO sessions (id, name, kind, created_at, metadata, next_seq, head_branch, head_checkpoint, work_root, work_version)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(row.id, row.name, row.kind, row.createdAt, JSON.stringify(row.metadata), row.nextSeq, row.headBranch, row.headCheckpoint);
+        .run(
+          row.id, row.name, row.kind, row.createdAt, JSON.stringify(row.metadata), row.nextSeq,
+          row.headBranch, row.headCheckpoint, row.workRoot, row.workVersion,
+        );
     } catch (e) {
       if ((e as { code?: string }).code === "SQLITE_CONSTRAINT_UNIQUE" || (e as { code?: string }).code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
         throw new ForgeError("SESSION_EXISTS", `session "${row.name}" already exists`, { cause: e });
@@ -322,13 +332,15 @@ class SqliteMeta implements MetaWriter {
     }
   }
 
-  async updateSession(id: string, patch: Partial<Pick<SessionRow, "name" | "metadata" | "headBranch" | "headCheckpoint">>): Promise<void> {
+  async updateSession(id: string, patch: SessionPatch): Promise<void> {
     const sets: string[] = [];
     const params: unknown[] = [];
     if (patch.name !== undefined) sets.push("name = ?"), params.push(patch.name);
     if (patch.metadata !== undefined) sets.push("metadata = ?"), params.push(JSON.stringify(patch.metadata));
     if (patch.headBranch !== undefined) sets.push("head_branch = ?"), params.push(patch.headBranch);
     if (patch.headCheckpoint !== undefined) sets.push("head_checkpoint = ?"), params.push(patch.headCheckpoint);
+    if (patch.workRoot !== undefined) sets.push("work_root = ?"), params.push(patch.workRoot);
+    if (patch.workVersion !== undefined) sets.push("work_version = ?"), params.push(patch.workVersion);
     if (sets.length === 0) return;
     const r = this.#stmt(`UPDATE sessions SET ${sets.join(", ")} WHERE id = ?`).run(...params, id);
     if (r.changes === 0) throw new ForgeError("SESSION_NOT_FOUND", `no session with id ${id}`);
@@ -427,6 +439,8 @@ function toSession(r: SessionRecord | undefined): SessionRow | undefined {
     nextSeq: r.next_seq,
     headBranch: r.head_branch,
     headCheckpoint: r.head_checkpoint,
+    workRoot: r.work_root,
+    workVersion: r.work_version,
   };
 }
 

@@ -43,6 +43,9 @@ const MIGRATIONS: readonly string[] = [
      checkpoint_id TEXT NOT NULL,
      PRIMARY KEY (session_id, name)
    ) WITHOUT ROWID;`,
+  // 2: a session's working state, between checkpoints.
+  `ALTER TABLE sessions ADD COLUMN work_root TEXT;
+   ALTER TABLE sessions ADD COLUMN work_version INTEGER NOT NULL DEFAULT 0;`,
 ];
 
 export function migrate(db: Database.Database): void {

@@ -24,8 +24,7 @@ export function checkpointCommand(): Command {
     .option("--metadata <json>", "a JSON object stored with the checkpoint")
     .action(
       run(async (ctx, message: string, opts: { tags: string[]; state?: string; trigger?: string; metadata?: string }) => {
-        if (opts.state === undefined) throw new UsageError("no state given: pass --state FILE, or --state - to read standard input");
-        const state = readJsonInput(opts.state);
+        const state = opts.state === undefined ? undefined : readJsonInput(opts.state);
         let metadata: Record<string, unknown> | undefined;
         if (opts.metadata !== undefined) {
           try {
@@ -35,12 +34,17 @@ export function checkpointCommand(): Command {
           }
         }
         const session = await ctx.session();
-        const cp = await session.checkpoint(state, {
+        const options = {
           message,
           tags: opts.tags,
           ...(opts.trigger !== undefined && { trigger: opts.trigger }),
           ...(metadata !== undefined && { metadata }),
-        });
+        };
+        // Without --state, the session's working state (a reasoning board, say) is saved.
+        if (state === undefined && !(await session.working())) {
+          throw new UsageError(`no state given and session "${session.name}" has no working state: pass --state FILE, or --state - to read standard input`);
+        }
+        const cp = state === undefined ? await session.checkpointWorking(options) : await session.checkpoint(state, options);
         if (ctx.json) return printJson(checkpointJson(cp));
         println(`${c.green("saved")} ${checkpointLine(cp)}`);
         println(c.dim(`  ${cp.id} · ${bytes(cp.sizes.logicalBytes)} state, ${bytes(cp.sizes.newBytes)} new on disk`));
