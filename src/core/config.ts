@@ -63,6 +63,16 @@ export function resolveSessionName(explicit: string | undefined): string {
   return explicit || process.env["FORGE_SESSION"] || DEFAULT_SESSION;
 }
 
+/** The values of the named environment variables that are set. */
+export function readEnv(names: readonly string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const n of names) {
+    const v = process.env[n];
+    if (v !== undefined) out[n] = v;
+  }
+  return out;
+}
+
 /** NO_COLOR (https://no-color.org) and friends, read here so the CLI needs no env access. */
 export function envFlag(name: "NO_COLOR" | "FORGE_DEBUG" | "CI"): boolean {
   const v = process.env[name];

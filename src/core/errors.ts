@@ -22,6 +22,8 @@ export type ForgeErrorCode =
   | "IMPORT_CONFLICT"
   | "CONFLICT"
   | "NO_CHECKPOINT"
+  | "NOT_FOUND"
+  | "COMMAND_FAILED"
   | "CLOSED";
 
 export class ForgeError extends Error {
@@ -101,6 +103,13 @@ export class InvalidBundleError extends ForgeError {
 export class InvalidArgumentError extends ForgeError {
   constructor(message: string, hint?: string) {
     super("INVALID_ARGUMENT", message, hint === undefined ? {} : { hint });
+  }
+}
+
+/** A hypothesis, belief, gap or other reasoning item that does not exist. */
+export class NotFoundError extends ForgeError {
+  constructor(kind: string, id: string, hint: string) {
+    super("NOT_FOUND", `no ${kind} "${id}"`, { hint, data: { kind, id } });
   }
 }
 

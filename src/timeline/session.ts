@@ -9,6 +9,7 @@ import type { CheckpointRow, MetaReader, MetaWriter, SessionRow } from "../backe
 import { compareCheckpoints } from "./compare.js";
 import { headId, resolveRef } from "./refs.js";
 import { DEFAULT_RETENTION, isEmptyPolicy, planRetention, type KeepReason, type RetentionPolicy } from "./retention.js";
+import type { WrittenTree } from "../objects/object-store.js";
 import type { StoreContext } from "./store-context.js";
 import {
   toCheckpoint,
@@ -27,6 +28,45 @@ import {
 
 export const MAIN_BRANCH = "main";
 const MAX_WRITE_ATTEMPTS = 5;
+
+export interface SetWorkingOptions {
+  /** Write only if the working state is still at this version (else CONFLICT). */
+  readonly expectedVersion?: number;
+  /** Decides, inside the write's transaction, whether it is also a checkpoint. */
+  readonly checkpoint?: (facts: { changed: boolean; lastCheckpointAt: number | null }) => CheckpointOptions | undefined;
+}
+
+export interface SetWorkingResult {
+  readonly version: number;
+  readonly root: string;
+  /** Whether the state differed from the working state before. */
+  readonly changed: boolean;
+  /** The checkpoint made with it, if `checkpoint` asked for one. */
+  readonly checkpoint: Checkpoint | null;
+}
+
+interface CheckedOptions {
+  readonly message: string;
+  readonly tags: string[];
+  readonly trigger: string;
+  readonly metadata: Record<string, unknown>;
+  readonly filesRoot: string | null;
+}
+
+/** Validates checkpoint options before anything is written. */
+function checkCheckpointOptions(options: CheckpointOptions): CheckedOptions {
+  const tags = normalizeTags(options.tags ?? []);
+  const trigger = options.trigger ?? "manual";
+  if (!/^[a-z][a-z0-9_-]{0,63}$/.test(trigger)) {
+    throw new InvalidArgumentError(`invalid trigger "${trigger}"`, "use lower-case letters, digits, _ and -");
+  }
+  const metadata = options.metadata ?? {};
+  if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) {
+    throw new InvalidArgumentError("checkpoint metadata must be a JSON object");
+  }
+  JSON.stringify(metadata); // throws early on cycles, before anything is written
+  return { message: options.message ?? "", tags, trigger, metadata, filesRoot: options.filesRoot ?? null };
+}
 
 export interface PruneOptions extends RetentionPolicy {
   /** Report what would go without deleting anything. */
@@ -73,63 +113,66 @@ export class Session {
 
   /** Saves `state` as a new checkpoint on HEAD's branch (or a new branch when HEAD is detached). */
   async checkpoint(state: unknown, options: CheckpointOptions = {}): Promise<Checkpoint> {
-    const tags = normalizeTags(options.tags ?? []);
-    const trigger = options.trigger ?? "manual";
-    if (!/^[a-z][a-z0-9_-]{0,63}$/.test(trigger)) {
-      throw new InvalidArgumentError(`invalid trigger "${trigger}"`, "use lower-case letters, digits, _ and -");
-    }
-    const metadata = options.metadata ?? {};
-    if (typeof metadata !== "object" || metadata === null || Array.isArray(metadata)) {
-      throw new InvalidArgumentError("checkpoint metadata must be a JSON object");
-    }
-    JSON.stringify(metadata); // throws early on cycles, before anything is written
+    const checked = checkCheckpointOptions(options);
+    const row = await this.#write(state, async (tx, session, tree) => this.#append(tx, session, tree, checked));
+    return this.#info(row);
+  }
+
+  /**
+   * Writes `state`'s objects, then runs `commit` in a metadata transaction — again from the
+   * top if a gc ran in between (the objects this tree reuses may be gone).
+   */
+  async #write<T>(state: unknown, commit: (tx: MetaWriter, session: SessionRow, tree: WrittenTree) => Promise<T>): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const epoch = await this.#ctx.syncGcEpoch();
       const tree = await this.#ctx.objects.writeValue(state, this.id);
-      const row = await this.#ctx.backend.transaction(async (tx) => {
-        // A gc that ran since we looked may have deleted objects this tree reuses.
-        if ((await tx.getGcEpoch()) !== epoch) return null;
-        const session = await this.#row(tx);
-        const seq = await tx.allocateSeq(this.id);
-        let branch: string;
-        let parentId: string | null;
-        if (session.headBranch !== null) {
-          branch = session.headBranch;
-          parentId = (await tx.getRef(this.id, branch))?.checkpointId ?? null;
-        } else {
-          parentId = session.headCheckpoint;
-          const parent = parentId === null ? undefined : await tx.getCheckpoint(parentId);
-          branch = await freeBranchName(tx, this.id, `${parent?.branch ?? MAIN_BRANCH}-from-${parent?.seq ?? 0}`);
-        }
-        const row: CheckpointRow = {
-          id: newId(),
-          sessionId: this.id,
-          seq,
-          parentId,
-          branch,
-          createdAt: this.#ctx.clock.now(),
-          message: options.message ?? "",
-          tags,
-          trigger,
-          metadata,
-          stateRoot: tree.root,
-          filesRoot: options.filesRoot ?? null,
-          logicalBytes: tree.logicalBytes,
-          newBytes: tree.newBytes,
-        };
-        await tx.insertCheckpoint(row);
-        await tx.setRef(this.id, branch, row.id);
-        // What was just saved is what the session holds now.
-        await tx.updateSession(this.id, { headBranch: branch, headCheckpoint: null, ...workPatch(session, tree.root) });
-        return row;
+      const done = await this.#ctx.backend.transaction(async (tx) => {
+        if ((await tx.getGcEpoch()) !== epoch) return { retry: true as const };
+        return { retry: false as const, value: await commit(tx, await this.#row(tx), tree) };
       });
-      if (row) return this.#info(row);
+      if (!done.retry) return done.value;
       if (attempt >= MAX_WRITE_ATTEMPTS) {
-        throw new ForgeError("CONFLICT", `could not save the checkpoint: garbage collection kept running during ${attempt} attempts`, {
+        throw new ForgeError("CONFLICT", `could not save session "${this.name}": garbage collection kept running during ${attempt} attempts`, {
           hint: "try again when no `forge gc` is running",
         });
       }
     }
+  }
+
+  /** Inserts a checkpoint of `tree` on HEAD's branch and makes it the working state (inside a transaction). */
+  async #append(tx: MetaWriter, session: SessionRow, tree: WrittenTree, options: CheckedOptions): Promise<CheckpointRow> {
+    const seq = await tx.allocateSeq(this.id);
+    let branch: string;
+    let parentId: string | null;
+    if (session.headBranch !== null) {
+      branch = session.headBranch;
+      parentId = (await tx.getRef(this.id, branch))?.checkpointId ?? null;
+    } else {
+      parentId = session.headCheckpoint;
+      const parent = parentId === null ? undefined : await tx.getCheckpoint(parentId);
+      branch = await freeBranchName(tx, this.id, `${parent?.branch ?? MAIN_BRANCH}-from-${parent?.seq ?? 0}`);
+    }
+    const row: CheckpointRow = {
+      id: newId(),
+      sessionId: this.id,
+      seq,
+      parentId,
+      branch,
+      createdAt: this.#ctx.clock.now(),
+      message: options.message,
+      tags: options.tags,
+      trigger: options.trigger,
+      metadata: options.metadata,
+      stateRoot: tree.root,
+      filesRoot: options.filesRoot,
+      logicalBytes: tree.logicalBytes,
+      newBytes: tree.newBytes,
+    };
+    await tx.insertCheckpoint(row);
+    await tx.setRef(this.id, branch, row.id);
+    // What was just saved is what the session holds now.
+    await tx.updateSession(this.id, { headBranch: branch, headCheckpoint: null, ...workPatch(session, tree.root) });
+    return row;
   }
 
   /**
@@ -161,28 +204,29 @@ export class Session {
    * Replaces the working state. With `expectedVersion`, the write happens only if no other
    * writer changed the working state since that version was read (CONFLICT otherwise), so
    * read-modify-write cycles from several processes never lose an update.
+   *
+   * `checkpoint`, if given, is asked — inside the same transaction — whether this write
+   * should also be a checkpoint (told whether the state changed and when HEAD's checkpoint
+   * was made); the working state and that checkpoint then commit together.
    */
-  async setWorking(state: unknown, options: { expectedVersion?: number } = {}): Promise<{ version: number; root: string; changed: boolean }> {
-    for (let attempt = 1; ; attempt++) {
-      const epoch = await this.#ctx.syncGcEpoch();
-      const tree = await this.#ctx.objects.writeValue(state, this.id);
-      const done = await this.#ctx.backend.transaction(async (tx) => {
-        if ((await tx.getGcEpoch()) !== epoch) return null;
-        const session = await this.#row(tx);
-        if (options.expectedVersion !== undefined && session.workVersion !== options.expectedVersion) {
-          throw new ForgeError("CONFLICT", `the working state of session "${this.name}" changed meanwhile (version ${session.workVersion}, expected ${options.expectedVersion})`, {
-            hint: "read it again and reapply the change",
-          });
-        }
-        if (session.workRoot === tree.root) return { version: session.workVersion, root: tree.root, changed: false };
-        await tx.updateSession(this.id, workPatch(session, tree.root));
-        return { version: session.workVersion + 1, root: tree.root, changed: true };
-      });
-      if (done) return done;
-      if (attempt >= MAX_WRITE_ATTEMPTS) {
-        throw new ForgeError("CONFLICT", `could not save the working state: garbage collection kept running during ${attempt} attempts`);
+  async setWorking(state: unknown, options: SetWorkingOptions = {}): Promise<SetWorkingResult> {
+    return this.#write(state, async (tx, session, tree) => {
+      if (options.expectedVersion !== undefined && session.workVersion !== options.expectedVersion) {
+        throw new ForgeError("CONFLICT", `the working state of session "${this.name}" changed meanwhile (version ${session.workVersion}, expected ${options.expectedVersion})`, {
+          hint: "read it again and reapply the change",
+        });
       }
-    }
+      const changed = session.workRoot !== tree.root;
+      let checkpoint: Checkpoint | null = null;
+      if (options.checkpoint) {
+        const head = await headId(tx, session);
+        const lastAt = head === null ? null : ((await tx.getCheckpoint(head))?.createdAt ?? null);
+        const wanted = options.checkpoint({ changed, lastCheckpointAt: lastAt });
+        if (wanted) checkpoint = this.#info(await this.#append(tx, session, tree, checkCheckpointOptions(wanted)));
+      }
+      if (checkpoint === null && changed) await tx.updateSession(this.id, workPatch(session, tree.root));
+      return { version: changed ? session.workVersion + 1 : session.workVersion, root: tree.root, changed, checkpoint };
+    });
   }
 
   /** The checkpoint a ref names (see refs.ts for the grammar). */

@@ -68,6 +68,11 @@ export class Store {
     return this.#ctx.backend;
   }
 
+  /** The store's source of time (a ManualClock in tests that span days). */
+  get clock(): Clock {
+    return this.#ctx.clock;
+  }
+
   #open(): StoreContext {
     if (this.#closed) throw new ForgeError("CLOSED", "the store is closed");
     return this.#ctx;

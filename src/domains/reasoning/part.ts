@@ -1,0 +1,62 @@
+// What the parts of a reasoning session share: capture/restore of their slice of the
+// state, the clock, id allocation, and a way to report events that trigger checkpoints.
+import type { Clock } from "../../core/clock.js";
+import type { ReasoningState } from "./model.js";
+
+/**
+ * A part of the state that can be captured into a checkpoint and put back from one.
+ * `capture` returns the part's own data, not a copy: the session encodes it at once and
+ * hands callers copies. `restore` takes ownership of what it is given.
+ */
+export interface Snapshotable<T> {
+  capture(): T;
+  restore(snapshot: T): void;
+}
+
+/** The eight automatic checkpoint triggers of the forge-reasoning design. */
+export const TRIGGERS = [
+  "hypothesis-status",
+  "contradiction",
+  "verification",
+  "branch-switch",
+  "gap-filled",
+  "code-modified",
+  "time",
+  "compaction-warning",
+] as const;
+export type Trigger = (typeof TRIGGERS)[number];
+
+export interface TriggerEvent {
+  readonly trigger: Trigger;
+  /** One line for the checkpoint message: "H2 confirmed". */
+  readonly what: string;
+  /** Significant events (a hypothesis confirmed or rejected, a contradiction) survive pruning. */
+  readonly significant: boolean;
+}
+
+export interface PartContext {
+  readonly clock: Clock;
+  /** The next id for a prefix: H1, H2, … */
+  nextId(prefix: string): string;
+  now(): string;
+  emit(event: TriggerEvent): void;
+}
+
+/** Id counters, kept in the state so ids never repeat across processes and restores. */
+export class Counters implements Snapshotable<ReasoningState["counters"]> {
+  #counters: Record<string, number> = {};
+
+  next(prefix: string): string {
+    const n = (this.#counters[prefix] ?? 0) + 1;
+    this.#counters[prefix] = n;
+    return `${prefix}${n}`;
+  }
+
+  capture(): ReasoningState["counters"] {
+    return { ...this.#counters };
+  }
+
+  restore(snapshot: ReasoningState["counters"]): void {
+    this.#counters = { ...snapshot };
+  }
+}

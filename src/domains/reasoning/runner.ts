@@ -1,0 +1,111 @@
+// Runs a command for `forge run` and `forge verify`: no shell, output captured with a
+// bounded preview (its head and its tail), optionally passed through as it arrives. A
+// command that cannot start is a result with an error, not an exception.
+import { spawn } from "node:child_process";
+import type { Output } from "./model.js";
+
+export interface RunOptions {
+  readonly cwd: string;
+  /** Kill the command after this long (default: no limit). */
+  readonly timeoutMs?: number;
+  /** Bytes of each stream kept: half from the start, half from the end (default 4,096). */
+  readonly previewBytes?: number;
+  /** Copy the command's output to these as it arrives. */
+  readonly tee?: { readonly stdout: NodeJS.WritableStream; readonly stderr: NodeJS.WritableStream };
+  /** Extra environment for the command. */
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+export interface RunResult {
+  readonly exitCode: number | null;
+  readonly signal: string | null;
+  readonly error: string | null;
+  readonly durationMs: number;
+  readonly stdout: Output;
+  readonly stderr: Output;
+}
+
+export const DEFAULT_PREVIEW_BYTES = 4096;
+
+/** Keeps the first and last `limit / 2` bytes of a stream, counting the rest. */
+class Preview {
+  readonly #half: number;
+  #head: Buffer[] = [];
+  #headBytes = 0;
+  #tail: Buffer = Buffer.alloc(0);
+  bytes = 0;
+
+  constructor(limit: number) {
+    this.#half = Math.max(1, Math.floor(limit / 2));
+  }
+
+  push(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    if (this.#headBytes < this.#half) {
+      const take = chunk.subarray(0, this.#half - this.#headBytes);
+      this.#head.push(take);
+      this.#headBytes += take.length;
+      chunk = chunk.subarray(take.length);
+    }
+    if (chunk.length > 0) {
+      const joined = Buffer.concat([this.#tail, chunk]);
+      this.#tail = joined.subarray(Math.max(0, joined.length - this.#half));
+    }
+  }
+
+  result(): Output {
+    const head = Buffer.concat(this.#head).toString("utf8");
+    const kept = this.#headBytes + this.#tail.length;
+    const truncated = this.bytes > kept;
+    const tail = this.#tail.toString("utf8");
+    const preview = truncated ? `${head}\n… [${this.bytes - kept} bytes omitted] …\n${tail}` : head + tail;
+    return { preview, bytes: this.bytes, truncated };
+  }
+}
+
+export function runCommand(argv: readonly string[], options: RunOptions): Promise<RunResult> {
+  const [file, ...args] = argv;
+  const limit = options.previewBytes ?? DEFAULT_PREVIEW_BYTES;
+  const out = new Preview(limit);
+  const err = new Preview(limit);
+  const started = performance.now();
+  return new Promise((resolve) => {
+    if (file === undefined || file === "") {
+      resolve({ exitCode: null, signal: null, error: "no command given", durationMs: 0, stdout: out.result(), stderr: err.result() });
+      return;
+    }
+    let settled = false;
+    let timedOut = false;
+    const child = spawn(file, args, {
+      cwd: options.cwd,
+      env: options.env ? { ...process.env, ...options.env } : process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const timer = options.timeoutMs === undefined ? undefined : setTimeout(() => ((timedOut = true), child.kill("SIGKILL")), options.timeoutMs);
+    child.stdout.on("data", (d: Buffer) => {
+      out.push(d);
+      options.tee?.stdout.write(d);
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      err.push(d);
+      options.tee?.stderr.write(d);
+    });
+    const finish = (exitCode: number | null, signal: string | null, error: string | null) => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      resolve({
+        exitCode,
+        signal,
+        error: timedOut ? `timed out after ${options.timeoutMs} ms` : error,
+        durationMs: Math.round(performance.now() - started),
+        stdout: out.result(),
+        stderr: err.result(),
+      });
+    };
+    child.on("error", (e: NodeJS.ErrnoException) => {
+      finish(null, null, e.code === "ENOENT" ? `command not found: ${file}` : e.code === "EACCES" ? `permission denied: ${file}` : e.message);
+    });
+    child.on("close", (code, signal) => finish(code, signal, null));
+  });
+}
