@@ -5,6 +5,7 @@ import { resolveSessionName } from "../core/config.js";
 import { ForgeError } from "../core/errors.js";
 import { openStore, type Store } from "../timeline/store.js";
 import type { Session } from "../timeline/session.js";
+import { ReasoningSession } from "../domains/reasoning/reasoning-session.js";
 
 export interface GlobalOptions {
   readonly store?: string;
@@ -31,6 +32,11 @@ export class CliContext {
 
   async session(): Promise<Session> {
     return (await this.store()).session(resolveSessionName(this.options.session));
+  }
+
+  /** The session as a reasoning session (its working state loaded). */
+  async reasoning(): Promise<ReasoningSession> {
+    return ReasoningSession.open(await this.store(), resolveSessionName(this.options.session));
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@ import { Command, CommanderError } from "commander";
 import { envFlag } from "../core/config.js";
 import { isForgeError } from "../core/errors.js";
 import { checkpointCommand } from "./commands/checkpoint.js";
+import { reasoningCommands } from "./commands/reasoning.js";
 import { fsckCommand, gcCommand, initCommand, sessionCommand } from "./commands/store.js";
 import { UsageError } from "./context.js";
 import { demoCommand } from "./demo.js";
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   program.addCommand(initCommand());
   program.addCommand(checkpointCommand());
   program.addCommand(sessionCommand());
+  for (const cmd of reasoningCommands()) program.addCommand(cmd);
   program.addCommand(gcCommand());
   program.addCommand(fsckCommand());
   program.addCommand(demoCommand());

@@ -10,6 +10,8 @@ import { commaList, run, wholeNumber } from "../command.js";
 import { readJsonInput, UsageError } from "../context.js";
 import { ago, bytes, c, checkpointJson, checkpointLine, localTime, printJson, println, shortId } from "../output.js";
 import { renderTimeline } from "../timeline-graph.js";
+import { isReasoningState } from "../../domains/reasoning/model.js";
+import { printReasoningComparison } from "./reasoning.js";
 
 export function checkpointCommand(): Command {
   const cmd = new Command("checkpoint").alias("cp").description("create, list, compare, restore and prune checkpoints");
@@ -104,13 +106,24 @@ export function checkpointCommand(): Command {
   cmd
     .command("diff")
     .alias("compare")
-    .description("compare two checkpoints: what was added, removed and changed")
+    .description("compare two checkpoints: typed changes for reasoning sessions, JSON paths otherwise")
     .argument("<from>", "the earlier checkpoint")
     .argument("[to]", "the later checkpoint", "HEAD")
+    .option("--raw", "JSON paths even for a reasoning session")
     .action(
-      run(async (ctx, from: string, to: string) => {
-        const cmp = await (await ctx.session()).compare(from, to);
-        if (ctx.json) return printJson(comparisonJson(cmp));
+      run(async (ctx, from: string, to: string, opts: { raw?: boolean }) => {
+        const session = await ctx.session();
+        if (!opts.raw) {
+          const [a, b] = await Promise.all([session.get(from), session.get(to)]);
+          const [sa, sb] = await Promise.all([session.state(a.id), session.state(b.id)]);
+          if (isReasoningState(sa) && isReasoningState(sb)) {
+            const cmp = await (await ctx.reasoning()).compare(a.id, b.id);
+            if (ctx.json) return printJson({ kind: "reasoning", ...cmp, fromCheckpoint: checkpointJson(a), toCheckpoint: checkpointJson(b) });
+            return printReasoningComparison(cmp);
+          }
+        }
+        const cmp = await session.compare(from, to);
+        if (ctx.json) return printJson({ kind: "json", ...comparisonJson(cmp) });
         println(c.bold(cmp.summary));
         for (const ch of cmp.changes) println(changeLine(ch));
       }),
@@ -144,6 +157,7 @@ export function checkpointCommand(): Command {
         );
         if (r.discarded.length) say(c.red(`  discarded ${r.discarded.length}: ${r.discarded.map((d) => `#${d.seq}`).join(" ")}`));
         if (opts.output !== undefined) say(c.dim(`  state written to ${opts.output}`));
+        else if (isReasoningState(r.state)) say(c.dim("  the reasoning state is back: `forge brief` shows it"));
         else println(JSON.stringify(r.state, null, 2));
       }),
     );
