@@ -190,8 +190,10 @@ describe("forge CLI", () => {
   it("demo tells its story on a temporary store", () => {
     const r = forge(dir, ["demo"]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/restored #3/);
-    expect(r.stdout).toMatch(/what did the agent believe two hours ago\?\n\s+checkpoint #2/);
+    expect(r.stdout).toMatch(/auto checkpoint #\d+ "auto: H1 confirmed" \[auto, hypothesis-status, significant\]/);
+    expect(r.stdout).toMatch(/switches back to main; the SIMD attempt stays on its branch/);
+    expect(r.stdout).toMatch(/what did the agent believe two hours ago\?\n\s+checkpoint #1 "Initial observations"/);
+    expect(r.stdout).toMatch(/# Brief: q4-dequant-/);
     expect(r.stdout).toMatch(/fsck: the store is whole/);
   });
 });

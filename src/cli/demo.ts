@@ -1,34 +1,21 @@
 // `forge demo`: a short debugging story played against a real store, narrated for people.
 // An agent hunts a Q4_0 dequantization bug over three hours (a manual clock stands in for
-// the hours), checkpoints as it goes, backs out of a bad experiment, branches, compares,
-// asks what it believed two hours ago, and prunes.
+// the hours): it keeps hypotheses, evidence, beliefs and questions in a reasoning session,
+// runs real commands and checks, gets automatic checkpoints when its beliefs move, tries a
+// risky experiment on a branch and walks away from it, compares, asks what it believed two
+// hours ago, reads its brief, and prunes.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
 import { ManualClock } from "../core/clock.js";
+import { ReasoningSession, type SaveResult } from "../domains/reasoning/reasoning-session.js";
 import { openStore } from "../timeline/store.js";
 import type { Checkpoint } from "../timeline/types.js";
-import { changeLine } from "./commands/checkpoint.js";
 import { run } from "./command.js";
+import { reasoningChangeLine } from "./commands/reasoning.js";
 import { bytes, c, localTime, printJson, println } from "./output.js";
 import { renderTimeline } from "./timeline-graph.js";
-
-interface Hypothesis {
-  id: string;
-  statement: string;
-  status: "proposed" | "testing" | "confirmed" | "rejected";
-  confidence: number;
-  evidence: { kind: "supports" | "refutes"; content: string }[];
-}
-
-interface DebugState {
-  task: string;
-  hypotheses: Hypothesis[];
-  notes: string[];
-  commands: { cmd: string; exit: number }[];
-  code: { file: string; patch: string };
-}
 
 export function demoCommand(): Command {
   return new Command("demo")
@@ -42,101 +29,112 @@ export function demoCommand(): Command {
     );
 }
 
-export async function playDemo(url: string, say: (line: string) => void): Promise<{ store: string; checkpoints: string[] }> {
+/** `node -e <script>` as an argv: a real command the demo can run anywhere Forge runs. */
+function node(script: string): string[] {
+  return [process.execPath, "-e", script];
+}
+
+export async function playDemo(url: string, say: (line: string) => void): Promise<{ store: string; session: string; checkpoints: string[] }> {
   const clock = new ManualClock(Date.now() - 3 * 3_600_000);
   const store = await openStore(url, { clock });
   const made: string[] = [];
   try {
-    const session = await store.session(`q4-dequant-${Date.now().toString(36)}`, { kind: "reasoning" });
+    const rs = await ReasoningSession.open(store, `q4-dequant-${Date.now().toString(36)}`);
     const step = (minutes: number, text: string) => {
       clock.advance(minutes * 60_000);
       say(`${c.dim(localTime(new Date(clock.now())).slice(11, 16))}  ${text}`);
     };
-    const saved = (cp: Checkpoint) => {
+    const show = (cp: Checkpoint, kind: string) => {
       made.push(cp.id);
-      say(`       ${c.green("✓")} checkpoint ${c.bold(`#${cp.seq}`)} ${c.yellow(cp.id.slice(0, 10))} "${cp.message}"${cp.tags.length ? c.magenta(` [${cp.tags.join(", ")}]`) : ""} — ${bytes(cp.sizes.logicalBytes)} of state, ${bytes(cp.sizes.newBytes)} new on disk`);
+      const tags = cp.tags.length ? c.magenta(` [${cp.tags.join(", ")}]`) : "";
+      say(`       ${c.green("✓")} ${kind} checkpoint ${c.bold(`#${cp.seq}`)} "${cp.message}"${tags} — ${bytes(cp.sizes.logicalBytes)} of state, ${bytes(cp.sizes.newBytes)} new on disk`);
+    };
+    const auto = (saved: SaveResult) => {
+      if (saved.checkpoint) show(saved.checkpoint, "auto");
     };
 
     say(c.bold("Forge demo: a debugging session, checkpointed"));
-    say(c.dim(`store: ${store.url}  session: ${session.name}`));
+    say(c.dim(`store: ${store.url}  session: ${rs.name}`));
     say("");
 
-    const state: DebugState = {
-      task: "Q4_0 dequantized weights differ from the reference by a constant factor",
-      hypotheses: [
-        { id: "H1", statement: "the block scale is read with the wrong byte offset", status: "proposed", confidence: 0.4, evidence: [] },
-        { id: "H2", statement: "nibbles are unpacked in the wrong order", status: "proposed", confidence: 0.3, evidence: [] },
-      ],
-      notes: ["reference: llama.cpp dequantize_row_q4_0"],
-      commands: [],
-      code: { file: "src/quant/q4_0.rs", patch: "" },
-    };
-    step(0, "The agent starts on a bug: Q4_0 weights come out wrong. Two hypotheses.");
-    saved(await session.checkpoint(state, { message: "Initial observations" }));
+    step(0, "The agent starts on a bug: Q4_0 weights come out wrong. Two hypotheses, one open question.");
+    await rs.update((r) => {
+      r.setTask("Q4_0 dequantized weights differ from the reference by a constant factor");
+      r.hypotheses.add("the block scale is read with the wrong byte offset", { confidence: 0.4 });
+      r.hypotheses.add("nibbles are unpacked in the wrong order", { confidence: 0.3 });
+      r.gaps.add("why does layer 12 diverge more than the others?", { priority: "high" });
+    });
+    show(await rs.checkpoint("Initial observations"), "manual");
 
-    step(35, "It dumps one block and compares with the reference: the scale is off, the nibbles are fine.");
-    const h1 = state.hypotheses[0] as Hypothesis;
-    const h2 = state.hypotheses[1] as Hypothesis;
-    h1.status = "testing";
-    h1.confidence = 0.7;
-    h1.evidence.push({ kind: "supports", content: "scale 0.0123 read as 0.0246 at block 0" });
-    h2.status = "rejected";
-    h2.confidence = 0.05;
-    h2.evidence.push({ kind: "refutes", content: "nibble order matches the reference for 32/32 values" });
-    state.commands.push({ cmd: "cargo test q4_0::dump_block -- --nocapture", exit: 0 });
-    saved(await session.checkpoint(state, { message: "Scale suspect, nibble order ruled out", tags: ["q4_0"] }));
+    step(35, "It dumps block 0 and compares with the reference (a real command, recorded in the history).");
+    const dump = await rs.update((r) => r.run(node("console.log('block 0: scale 0.0246, reference 0.0123; nibbles 32/32 match')")));
+    say(c.dim(`       $ dump → ${dump.result.stdout.preview.trim()}`));
+    auto(
+      (
+        await rs.update((r) => {
+          r.hypotheses.update("H1", { status: "testing" });
+          r.hypotheses.addEvidence("H1", { kind: "supports", content: "block 0 scale is exactly twice the reference", source: dump.result.id });
+          r.hypotheses.addEvidence("H2", { kind: "refutes", content: "all 32 nibbles match the reference", source: dump.result.id, strength: 1 });
+          r.hypotheses.update("H2", { status: "rejected" });
+        })
+      ).saved,
+    );
+    say(`       H1 confidence is now ${rs.hypotheses.get("H1").confidence} (evidence moves it in log-odds); H2 is rejected`);
 
-    step(40, "A fix of the offset makes the unit test pass: H1 confirmed.");
-    h1.status = "confirmed";
-    h1.confidence = 0.95;
-    h1.evidence.push({ kind: "supports", content: "cargo test q4_0 passes with offset 2 → 0" });
-    state.code.patch = "- let d = f16::from_le_bytes([b[2], b[3]]);\n+ let d = f16::from_le_bytes([b[0], b[1]]);";
-    state.commands.push({ cmd: "cargo test q4_0", exit: 0 });
-    const verified = await session.checkpoint(state, { message: "After verifying Q4_0 dequant", tags: ["q4_0", "verified"] });
-    saved(verified);
+    step(40, "It fixes the offset and runs the unit test as a verification of H1.");
+    const verified = await rs.update((r) => r.verify("q4_0 unit test", node("console.log('test q4_0::dequant ... ok'); process.exit(0)"), { hypothesisId: "H1" }));
+    auto(verified.saved);
+    auto((await rs.update((r) => r.hypotheses.update("H1", { status: "confirmed" }))).saved);
+    await rs.update((r) => r.beliefs.add("the kernel must read the scale at byte 0 of each block", { dependsOn: ["H1"], confidence: 0.9 }));
+    const good = await rs.checkpoint("After verifying Q4_0 dequant", { tags: ["q4_0", "verified"] });
+    show(good, "manual");
 
-    step(45, "It then spends 45 minutes on a risky speed-up, a SIMD rewrite. The tests fail.");
-    const risky = structuredClone(state);
-    risky.code.patch += "\n+ unsafe { simd_dequant(block) }";
-    risky.commands.push({ cmd: "cargo test q4_0", exit: 101 });
-    (risky.hypotheses[0] as Hypothesis).confidence = 0.5;
-    risky.notes.push("SIMD path gives NaNs for negative scales?");
-    saved(await session.checkpoint(risky, { message: "SIMD rewrite attempt" }));
+    step(25, "It tries a risky speed-up on an experiment branch: a SIMD rewrite.");
+    await rs.branch("simd");
+    const simd = await rs.update((r) => {
+      r.beliefs.add("the SIMD path can share the scalar scale loader", { contradicts: ["B1"], confidence: 0.6 });
+      return r.verify("q4_0 unit test (SIMD)", node("console.error('assertion failed: NaN in block 3'); process.exit(101)"), { hypothesisId: "H1" });
+    });
+    auto(simd.saved);
+    say(`       the check failed (${simd.result.verification.stderr.preview.trim()}) and a contradiction appeared:`);
+    for (const x of rs.contradictions()) say(`       ${c.red("⚠")} ${x.description}`);
 
-    step(20, `Bad experiment. It restores #${verified.seq}: HEAD moves back, the attempt stays on its branch.`);
-    const restored = await session.restore(`#${verified.seq}`);
-    say(`       ${c.cyan("↺")} restored #${restored.checkpoint.seq}; hypothesis H1 is back to ${(restored.state as DebugState).hypotheses[0]?.status} at ${(restored.state as DebugState).hypotheses[0]?.confidence}`);
+    step(20, "Bad experiment. It switches back to main; the SIMD attempt stays on its branch.");
+    const back = await rs.switch("main");
+    say(`       on main at #${back.checkpoint.seq}; H1 is ${rs.hypotheses.get("H1").status} at ${rs.hypotheses.get("H1").confidence}, no contradictions`);
 
-    step(20, "A safer approach: keep the scalar path and add a regression test. The next checkpoint forks a branch.");
-    const safer = restored.state as DebugState;
-    safer.notes.push("regression test: tests/q4_0_scale.rs compares 256 blocks with llama.cpp");
-    safer.commands.push({ cmd: "cargo test --test q4_0_scale", exit: 0 });
-    const fork = await session.checkpoint(safer, { message: "Regression test for the scale offset", tags: ["q4_0"] });
-    saved(fork);
-    say(`       it went on branch ${c.cyan(fork.branch)}; the SIMD attempt is still on ${c.cyan("main")}`);
+    step(20, "On main it adds a regression test and answers the open question.");
+    await rs.update((r) => {
+      r.notes.add("regression test tests/q4_0_scale.rs compares 256 blocks with llama.cpp");
+      r.gaps.fill("G1", "layer 12 has the most blocks with large scales, so the doubled scale shows most there");
+    });
+    show(await rs.checkpoint("Regression test for the scale offset", { tags: ["q4_0"] }), "manual");
 
     say("");
-    say(c.bold(`What changed between #${verified.seq} and #${fork.seq}?`));
-    const cmp = await session.compare(`#${verified.seq}`, `#${fork.seq}`);
+    say(c.bold(`What changed between #1 and #${good.seq}?`));
+    const cmp = await rs.compare("#1", `#${good.seq}`);
     say(`  ${cmp.summary}`);
-    for (const ch of cmp.changes) say(`  ${changeLine(ch)}`);
+    for (const ch of cmp.changes.filter((x) => x.type !== "command-added")) say(`  ${reasoningChangeLine(ch)}`);
 
     say("");
     say(c.bold("Time travel: what did the agent believe two hours ago?"));
-    const then = await session.at("2 hours ago");
+    const then = await rs.at("2 hours ago");
     if (then) {
-      const s = (await session.state(then.id)) as DebugState;
-      say(`  checkpoint #${then.seq} "${then.message}" (${localTime(then.createdAt)}):`);
-      for (const h of s.hypotheses) say(`    ${h.id} ${h.status.padEnd(9)} ${h.confidence.toFixed(2)}  ${h.statement}`);
+      say(`  checkpoint #${then.checkpoint.seq} "${then.checkpoint.message}" (${localTime(then.checkpoint.createdAt)}):`);
+      for (const h of then.state.hypotheses) say(`    ${h.id} ${h.status.padEnd(9)} ${h.confidence.toFixed(2)}  ${h.statement}`);
     }
 
     say("");
     say(c.bold("The timeline:"));
-    for (const line of renderTimeline(await session.timeline(), clock.now())) say(`  ${line}`);
+    for (const line of renderTimeline(await rs.session.timeline(), clock.now())) say(`  ${line}`);
 
     say("");
-    say(c.bold("Pruning: keep the last 3 (branch heads always stay), then collect the garbage."));
-    const pruned = await session.prune({ keepLast: 3 });
+    say(c.bold("The brief an agent reads after its context was compacted (forge brief):"));
+    for (const line of (await rs.brief()).markdown.trimEnd().split("\n")) say(`  ${c.dim("│")} ${line}`);
+
+    say("");
+    say(c.bold("Pruning with the design's retention (last hour, manual, significant, one per hour), then gc:"));
+    const pruned = await rs.prune();
     say(`  deleted ${pruned.deleted.map((d) => `#${d.seq}`).join(", ") || "nothing"}; kept ${pruned.kept.map((k) => `#${k.checkpoint.seq} (${k.reason})`).join(", ")}`);
     const gc = await store.gc({ graceMs: 0 });
     say(`  gc freed ${gc.deleted} objects (${bytes(gc.bytesFreed)}); ${gc.live} still in use`);
@@ -145,9 +143,10 @@ export async function playDemo(url: string, say: (line: string) => void): Promis
 
     say("");
     say(c.bold("Try it yourself on this store:"));
-    say(`  forge --store ${store.url} --session ${session.name} checkpoint timeline`);
-    say(`  forge --store ${store.url} --session ${session.name} checkpoint diff '#${verified.seq}' main`);
-    return { store: store.url, checkpoints: made };
+    say(`  forge --store ${store.url} --session ${rs.name} brief`);
+    say(`  forge --store ${store.url} --session ${rs.name} checkpoint diff '#1' '#${good.seq}'`);
+    say(`  forge --store ${store.url} --session ${rs.name} checkpoint timeline`);
+    return { store: store.url, session: rs.name, checkpoints: made };
   } finally {
     await store.close();
   }

@@ -40,7 +40,8 @@ export function isEmptyPolicy(p: RetentionPolicy): boolean {
 
 export function checkPolicy(p: RetentionPolicy): void {
   for (const [name, v] of Object.entries({ keepLast: p.keepLast, keepDays: p.keepDays, keepHourly: p.keepHourly, keepRecentMinutes: p.keepRecentMinutes })) {
-    if (v !== undefined && (!Number.isFinite(v) || v < 0)) throw new InvalidArgumentError(`${name} must be a number ≥ 0, not ${v}`);
+    // Infinity is allowed: "one per hour for all older time".
+    if (v !== undefined && (Number.isNaN(v) || v < 0)) throw new InvalidArgumentError(`${name} must be a number ≥ 0, not ${v}`);
   }
 }
 

@@ -33,7 +33,17 @@ export interface SetWorkingOptions {
   /** Write only if the working state is still at this version (else CONFLICT). */
   readonly expectedVersion?: number;
   /** Decides, inside the write's transaction, whether it is also a checkpoint. */
-  readonly checkpoint?: (facts: { changed: boolean; lastCheckpointAt: number | null }) => CheckpointOptions | undefined;
+  readonly checkpoint?: (facts: WriteFacts) => CheckpointOptions | undefined;
+}
+
+/** What a working-state write knows inside its transaction. */
+export interface WriteFacts {
+  /** The state differs from the working state before. */
+  readonly changed: boolean;
+  /** The state differs from the one HEAD's checkpoint holds (there is work since it). */
+  readonly unsaved: boolean;
+  /** When HEAD's checkpoint was made; null without one. */
+  readonly lastCheckpointAt: number | null;
 }
 
 export interface SetWorkingResult {
@@ -219,9 +229,12 @@ export class Session {
       const changed = session.workRoot !== tree.root;
       let checkpoint: Checkpoint | null = null;
       if (options.checkpoint) {
-        const head = await headId(tx, session);
-        const lastAt = head === null ? null : ((await tx.getCheckpoint(head))?.createdAt ?? null);
-        const wanted = options.checkpoint({ changed, lastCheckpointAt: lastAt });
+        const headCheckpoint = await headId(tx, session).then((id) => (id === null ? undefined : tx.getCheckpoint(id)));
+        const wanted = options.checkpoint({
+          changed,
+          unsaved: headCheckpoint?.stateRoot !== tree.root,
+          lastCheckpointAt: headCheckpoint?.createdAt ?? null,
+        });
         if (wanted) checkpoint = this.#info(await this.#append(tx, session, tree, checkCheckpointOptions(wanted)));
       }
       if (checkpoint === null && changed) await tx.updateSession(this.id, workPatch(session, tree.root));

@@ -42,7 +42,7 @@ export function renderBrief(b: BriefInput): string {
   lines.push(`**From:** ${from}${b.unsaved ? "; there is work since it" : ""}`);
   const m = s.metrics;
   lines.push(
-    `**So far:** ${formatDuration(m.timeSpentMs)} of work, ${plural(m.hypothesesTested, "hypothesis", "hypotheses")} tested, ${plural(m.verificationsRun, "verification")}, ${plural(m.gapsFilled, "gap")} filled, ${plural(m.commandsRun, "command")}`,
+    `**So far:** ${formatDuration((b.checkpoint && !b.unsaved ? b.checkpoint.createdAt.getTime() : b.now) - Date.parse(m.startedAt))} of work, ${plural(m.hypothesesTested, "hypothesis", "hypotheses")} tested, ${plural(m.verificationsRun, "verification")}, ${plural(m.gapsFilled, "gap")} filled, ${plural(m.commandsRun, "command")}`,
   );
 
   const evidenceCount = (id: string) => {

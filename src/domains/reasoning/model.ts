@@ -129,8 +129,8 @@ export const metricsSchema = z.object({
   verificationsRun: z.number().int().nonnegative(),
   gapsFilled: z.number().int().nonnegative(),
   commandsRun: z.number().int().nonnegative(),
-  /** From startedAt to the moment this state was captured. */
-  timeSpentMs: z.number().nonnegative(),
+  // Time spent is not stored: it is the span from startedAt to a checkpoint's time, and
+  // a stored clock reading would make every save differ even when no work was done.
 });
 export type Metrics = z.infer<typeof metricsSchema>;
 
@@ -167,7 +167,7 @@ export function emptyState(now: string): ReasoningState {
     notes: [],
     commands: [],
     code: null,
-    metrics: { startedAt: now, hypothesesTested: 0, verificationsRun: 0, gapsFilled: 0, commandsRun: 0, timeSpentMs: 0 },
+    metrics: { startedAt: now, hypothesesTested: 0, verificationsRun: 0, gapsFilled: 0, commandsRun: 0 },
     counters: {},
   };
 }

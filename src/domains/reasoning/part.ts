@@ -32,6 +32,8 @@ export interface TriggerEvent {
   readonly what: string;
   /** Significant events (a hypothesis confirmed or rejected, a contradiction) survive pruning. */
   readonly significant: boolean;
+  /** Checkpoint only if there is work since HEAD's checkpoint (a branch switch with nothing new needs none). */
+  readonly onlyIfUnsaved?: boolean;
 }
 
 export interface PartContext {

@@ -142,7 +142,6 @@ export class ReasoningSession {
         verificationsRun: verifications.length,
         gapsFilled: gaps.filter((g) => g.status === "filled").length,
         commandsRun: commands.length,
-        timeSpentMs: Math.max(0, this.#store.clock.now() - Date.parse(this.#startedAt)),
       },
       counters: this.#counters.capture(),
     };
@@ -188,9 +187,9 @@ export class ReasoningSession {
     const now = this.#store.clock.now();
     const result: SetWorkingResult = await this.session.setWorking(state, {
       ...(this.#version !== undefined && { expectedVersion: this.#version }),
-      checkpoint: ({ changed, lastCheckpointAt }) => {
+      checkpoint: ({ changed, unsaved, lastCheckpointAt }) => {
         if (!auto) return undefined;
-        const fired = [...events];
+        const fired = events.filter((e) => unsaved || !e.onlyIfUnsaved);
         const since = lastCheckpointAt ?? Date.parse(this.#startedAt);
         if (changed && fired.length === 0 && now - since >= significantTimeMs) {
           fired.push({ trigger: "time", what: `${Math.round((now - since) / 60_000)} minutes of work`, significant: false });
@@ -354,16 +353,10 @@ export class ReasoningSession {
     return { checkpoint: r.checkpoint, saved };
   }
 
+  /** Saves, and checkpoints first if there is work since HEAD's checkpoint (the branch-switch trigger). */
   async #checkpointIfDirty(why: string): Promise<Checkpoint | null> {
-    await this.save();
-    if (!(await this.dirty())) return null;
-    const events: TriggerEvent[] = [{ trigger: "branch-switch", what: why, significant: false }];
-    const result = await this.session.setWorking(this.#capture(), {
-      ...(this.#version !== undefined && { expectedVersion: this.#version }),
-      checkpoint: () => autoCheckpointOptions(events),
-    });
-    this.#version = result.version;
-    return result.checkpoint;
+    this.#pending.push({ trigger: "branch-switch", what: why, significant: false, onlyIfUnsaved: true });
+    return (await this.save()).checkpoint;
   }
 
   /** What the agent believed at a moment: the checkpoint then and its state. */
