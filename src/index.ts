@@ -15,3 +15,26 @@ export type { Backend, BackendCapabilities } from "./backends/backend.js";
 export { formatPath, type ValueChange, type ChangeKind } from "./objects/tree-diff.js";
 export type { PathKey } from "./objects/node.js";
 export { DEFAULT_TREE_PARAMS, type TreeParams } from "./objects/value-encoder.js";
+
+// Reasoning sessions: the debugging state an agent builds, checkpointed.
+export { ReasoningSession, SIGNIFICANT_TIME_MS, type ReasoningOptions, type SaveResult } from "./domains/reasoning/reasoning-session.js";
+export type {
+  Belief,
+  CodeState,
+  CommandRun,
+  Evidence,
+  EvidenceKind,
+  Gap,
+  GapPriority,
+  Hypothesis,
+  HypothesisStatus,
+  Note,
+  ReasoningState,
+  Verification,
+} from "./domains/reasoning/model.js";
+export type { Contradiction } from "./domains/reasoning/beliefs.js";
+export type { ReasoningChange, ReasoningComparison } from "./domains/reasoning/compare.js";
+export type { RecoveryPoint } from "./domains/reasoning/recovery.js";
+export { REASONING_RETENTION } from "./domains/reasoning/retention.js";
+export { TRIGGERS, type Trigger, type TriggerEvent } from "./domains/reasoning/part.js";
+export { updatedConfidence } from "./domains/reasoning/hypotheses.js";

@@ -2,7 +2,10 @@
 // and their evidence, beliefs and their dependencies, knowledge gaps, verification runs,
 // notes, command history, code state and metrics. Plain JSON, so the engine stores it as a
 // value tree (append-only lists such as evidence and commands cost one chunk per append).
-import { z } from "zod";
+//
+// The types are written out by hand and checked by a small hand-written validator rather
+// than a schema library: loading one is on the path of every command, and a zod schema
+// cost ~90 ms of start-up and milliseconds per thousand items on every load.
 
 export const HYPOTHESIS_STATUSES = ["proposed", "testing", "confirmed", "rejected", "abandoned"] as const;
 export type HypothesisStatus = (typeof HYPOTHESIS_STATUSES)[number];
@@ -13,146 +16,141 @@ export type EvidenceKind = (typeof EVIDENCE_KINDS)[number];
 export const GAP_PRIORITIES = ["low", "medium", "high", "critical"] as const;
 export type GapPriority = (typeof GAP_PRIORITIES)[number];
 
-const iso = z.string();
-const id = z.string().min(1);
+/** Times are ISO 8601 strings. */
+type Iso = string;
 
-export const hypothesisSchema = z.object({
-  id,
-  statement: z.string(),
-  status: z.enum(HYPOTHESIS_STATUSES),
-  confidence: z.number().min(0).max(1),
+export interface Hypothesis {
+  id: string;
+  statement: string;
+  status: HypothesisStatus;
+  /** 0..1 */
+  confidence: number;
   /** Ids of the evidence attached to it, oldest first. */
-  evidence: z.array(id),
-  createdAt: iso,
-  updatedAt: iso,
-});
-export type Hypothesis = z.infer<typeof hypothesisSchema>;
+  evidence: string[];
+  createdAt: Iso;
+  updatedAt: Iso;
+}
 
-export const evidenceSchema = z.object({
-  id,
-  hypothesisId: id.nullable(),
-  kind: z.enum(EVIDENCE_KINDS),
-  content: z.string(),
-  source: z.string().nullable(),
+export interface Evidence {
+  id: string;
+  hypothesisId: string | null;
+  kind: EvidenceKind;
+  content: string;
+  source: string | null;
   /** How much it moves confidence, 0..1 (see hypotheses.ts for the rule). */
-  strength: z.number().min(0).max(1),
+  strength: number;
   /** The verification run it records, if any. */
-  verificationId: id.nullable(),
-  at: iso,
-});
-export type Evidence = z.infer<typeof evidenceSchema>;
+  verificationId: string | null;
+  at: Iso;
+}
 
-export const beliefSchema = z.object({
-  id,
-  statement: z.string(),
-  confidence: z.number().min(0).max(1),
-  status: z.enum(["held", "retracted"]),
+export interface Belief {
+  id: string;
+  statement: string;
+  confidence: number;
+  status: "held" | "retracted";
   /** Beliefs or hypotheses this one rests on. */
-  dependsOn: z.array(id),
+  dependsOn: string[];
   /** Beliefs this one lends support to. */
-  supports: z.array(id),
+  supports: string[];
   /** Beliefs this one cannot be held together with. */
-  contradicts: z.array(id),
-  createdAt: iso,
-  updatedAt: iso,
-});
-export type Belief = z.infer<typeof beliefSchema>;
+  contradicts: string[];
+  createdAt: Iso;
+  updatedAt: Iso;
+}
 
-export const gapSchema = z.object({
-  id,
-  question: z.string(),
-  priority: z.enum(GAP_PRIORITIES),
-  status: z.enum(["open", "filled"]),
-  answer: z.string().nullable(),
+export interface Gap {
+  id: string;
+  question: string;
+  priority: GapPriority;
+  status: "open" | "filled";
+  answer: string | null;
   /** What filled it: an evidence, verification or note id, if given. */
-  filledBy: z.string().nullable(),
-  createdAt: iso,
-  filledAt: iso.nullable(),
-});
-export type Gap = z.infer<typeof gapSchema>;
+  filledBy: string | null;
+  createdAt: Iso;
+  filledAt: Iso | null;
+}
 
 /** A bounded preview of a command's output. */
-export const outputSchema = z.object({
-  preview: z.string(),
+export interface Output {
+  preview: string;
   /** Bytes the command wrote in all. */
-  bytes: z.number().int().nonnegative(),
-  truncated: z.boolean(),
-});
-export type Output = z.infer<typeof outputSchema>;
+  bytes: number;
+  truncated: boolean;
+}
 
-export const commandRunSchema = z.object({
-  id,
-  command: z.array(z.string()),
-  cwd: z.string(),
-  exitCode: z.number().int().nullable(),
-  signal: z.string().nullable(),
+export interface CommandRun {
+  id: string;
+  command: string[];
+  cwd: string;
+  exitCode: number | null;
+  signal: string | null;
   /** Why it could not run at all (command not found, …), else null. */
-  error: z.string().nullable(),
-  durationMs: z.number().nonnegative(),
-  stdout: outputSchema,
-  stderr: outputSchema,
-  at: iso,
-});
-export type CommandRun = z.infer<typeof commandRunSchema>;
+  error: string | null;
+  durationMs: number;
+  stdout: Output;
+  stderr: Output;
+  at: Iso;
+}
 
-export const verificationSchema = commandRunSchema.extend({
-  name: z.string(),
-  passed: z.boolean(),
-  hypothesisId: id.nullable(),
-  evidenceId: id.nullable(),
-});
-export type Verification = z.infer<typeof verificationSchema>;
+export interface Verification extends CommandRun {
+  name: string;
+  passed: boolean;
+  hypothesisId: string | null;
+  evidenceId: string | null;
+}
 
-export const noteSchema = z.object({ id, text: z.string(), tags: z.array(z.string()), at: iso });
-export type Note = z.infer<typeof noteSchema>;
+export interface Note {
+  id: string;
+  text: string;
+  tags: string[];
+  at: Iso;
+}
 
-export const codeStateSchema = z.object({
-  capturedAt: iso,
+export interface CodeState {
+  capturedAt: Iso;
   /** The repository's top folder; null outside a git repository. */
-  root: z.string().nullable(),
-  commit: z.string().nullable(),
-  branch: z.string().nullable(),
+  root: string | null;
+  commit: string | null;
+  branch: string | null;
   /** `git diff HEAD` (tracked changes, staged or not), bounded. */
-  patch: z.string(),
-  patchBytes: z.number().int().nonnegative(),
-  patchTruncated: z.boolean(),
+  patch: string;
+  patchBytes: number;
+  patchTruncated: boolean;
   /** Untracked files (not in the patch), by path. */
-  untracked: z.array(z.string()),
+  untracked: string[];
   /** Chosen environment variables (never secrets unless explicitly allowed). */
-  env: z.record(z.string(), z.string()),
-});
-export type CodeState = z.infer<typeof codeStateSchema>;
+  env: Record<string, string>;
+}
 
-export const metricsSchema = z.object({
-  startedAt: iso,
-  hypothesesTested: z.number().int().nonnegative(),
-  verificationsRun: z.number().int().nonnegative(),
-  gapsFilled: z.number().int().nonnegative(),
-  commandsRun: z.number().int().nonnegative(),
+export interface Metrics {
+  startedAt: Iso;
+  hypothesesTested: number;
+  verificationsRun: number;
+  gapsFilled: number;
+  commandsRun: number;
   // Time spent is not stored: it is the span from startedAt to a checkpoint's time, and
   // a stored clock reading would make every save differ even when no work was done.
-});
-export type Metrics = z.infer<typeof metricsSchema>;
+}
 
 export const REASONING_KIND = "forge.reasoning";
 
-export const reasoningStateSchema = z.object({
-  kind: z.literal(REASONING_KIND),
-  version: z.literal(1),
-  task: z.string().nullable(),
-  hypotheses: z.array(hypothesisSchema),
-  evidence: z.array(evidenceSchema),
-  beliefs: z.array(beliefSchema),
-  gaps: z.array(gapSchema),
-  verifications: z.array(verificationSchema),
-  notes: z.array(noteSchema),
-  commands: z.array(commandRunSchema),
-  code: codeStateSchema.nullable(),
-  metrics: metricsSchema,
+export interface ReasoningState {
+  kind: typeof REASONING_KIND;
+  version: 1;
+  task: string | null;
+  hypotheses: Hypothesis[];
+  evidence: Evidence[];
+  beliefs: Belief[];
+  gaps: Gap[];
+  verifications: Verification[];
+  notes: Note[];
+  commands: CommandRun[];
+  code: CodeState | null;
+  metrics: Metrics;
   /** The last number handed out per id prefix (H, E, B, G, V, N, C). */
-  counters: z.record(z.string(), z.number().int().nonnegative()),
-});
-export type ReasoningState = z.infer<typeof reasoningStateSchema>;
+  counters: Record<string, number>;
+}
 
 export function emptyState(now: string): ReasoningState {
   return {
@@ -172,7 +170,40 @@ export function emptyState(now: string): ReasoningState {
   };
 }
 
-/** Whether a stored state is a reasoning state at all (before validating it in detail). */
+/** Whether a stored state is a reasoning state at all (before checking it in detail). */
 export function isReasoningState(v: unknown): boolean {
   return typeof v === "object" && v !== null && (v as { kind?: unknown }).kind === REASONING_KIND;
+}
+
+const LISTS = ["hypotheses", "evidence", "beliefs", "gaps", "verifications", "notes", "commands"] as const;
+
+/**
+ * What is wrong with a stored reasoning state, or null if nothing is: the shape every
+ * part relies on (lists of items with string ids, valid statuses and confidences).
+ */
+export function checkReasoningState(v: unknown): string | null {
+  if (!isReasoningState(v)) return "it is not a reasoning state";
+  const s = v as Record<string, unknown>;
+  if (s["version"] !== 1) return `it has version ${JSON.stringify(s["version"])}, not 1`;
+  for (const list of LISTS) {
+    const items = s[list];
+    if (!Array.isArray(items)) return `${list} is not a list`;
+    for (let i = 0; i < items.length; i++) {
+      const item: unknown = items[i];
+      if (typeof item !== "object" || item === null || typeof (item as { id?: unknown }).id !== "string") return `${list}[${i}] has no id`;
+    }
+  }
+  for (const h of s["hypotheses"] as Record<string, unknown>[]) {
+    if (!(HYPOTHESIS_STATUSES as readonly unknown[]).includes(h["status"])) return `hypothesis ${String(h["id"])} has status ${JSON.stringify(h["status"])}`;
+    if (typeof h["confidence"] !== "number" || h["confidence"] < 0 || h["confidence"] > 1) return `hypothesis ${String(h["id"])} has no confidence in 0..1`;
+    if (typeof h["statement"] !== "string" || !Array.isArray(h["evidence"])) return `hypothesis ${String(h["id"])} is incomplete`;
+  }
+  for (const b of s["beliefs"] as Record<string, unknown>[]) {
+    if (b["status"] !== "held" && b["status"] !== "retracted") return `belief ${String(b["id"])} has status ${JSON.stringify(b["status"])}`;
+    for (const f of ["dependsOn", "supports", "contradicts"]) if (!Array.isArray(b[f])) return `belief ${String(b["id"])} has no ${f} list`;
+  }
+  const m = s["metrics"] as Record<string, unknown> | null | undefined;
+  if (typeof m !== "object" || m === null || typeof m["startedAt"] !== "string") return "its metrics are missing";
+  if (typeof s["counters"] !== "object" || s["counters"] === null) return "its id counters are missing";
+  return null;
 }

@@ -15,7 +15,7 @@ import { compareStates, type ReasoningComparison } from "./compare.js";
 import { GapTracker } from "./gaps.js";
 import { HypothesisBoard } from "./hypotheses.js";
 import { CommandHistory, NoteBook, VerificationLog } from "./journal.js";
-import { emptyState, isReasoningState, reasoningStateSchema, REASONING_KIND, type CodeState, type CommandRun, type ReasoningState, type Verification } from "./model.js";
+import { checkReasoningState, emptyState, isReasoningState, REASONING_KIND, type CodeState, type CommandRun, type ReasoningState, type Verification } from "./model.js";
 import { Counters, TRIGGERS, type PartContext, type TriggerEvent } from "./part.js";
 import { renderBrief, type BriefInput } from "./brief.js";
 import { recoveryPoint, type RecoveryPoint } from "./recovery.js";
@@ -446,11 +446,11 @@ export function toReasoningState(v: unknown, session: string): ReasoningState {
       hint: "use another --session for reasoning work",
     });
   }
-  const parsed = reasoningStateSchema.safeParse(v);
-  if (!parsed.success) {
-    throw new ForgeError("INVALID_STATE", `the reasoning state of session "${session}" is malformed: ${parsed.error.issues[0]?.message ?? "unknown"}`, {
+  const problem = checkReasoningState(v);
+  if (problem !== null) {
+    throw new ForgeError("INVALID_STATE", `the reasoning state of session "${session}" is malformed: ${problem}`, {
       hint: "restore an earlier checkpoint",
     });
   }
-  return parsed.data;
+  return v as ReasoningState;
 }
