@@ -100,6 +100,29 @@ describe("the encoder's memo", () => {
     );
   });
 
+  it("changing, adding or removing an early key does not re-encode the large values after it", () => {
+    const big = Array.from({ length: 3_000 }, (_, i) => ({ id: i, text: `item ${i} `.repeat(8) }));
+    const state: Record<string, Json> = { a: 1, b: "x", big, tail: { deep: big.slice(0, 500) } };
+    let r = encodeTree(state, new Set());
+    expect(r.hashed).toBeGreaterThan(100);
+    for (const change of [
+      () => (state["a"] = 2),
+      () => (state["b"] = "y".repeat(3_000)), // now split off: one more node
+      () => delete state["a"],
+      () => {
+        const copy: Record<string, Json> = { first: true, ...state };
+        for (const k of Object.keys(state)) delete state[k];
+        Object.assign(state, copy);
+      },
+    ]) {
+      change();
+      r = encodeTree(state, new Set(), r.memo);
+      // The root, and at most the one changed value: nothing of `big` or `tail`.
+      expect(r.hashed).toBeLessThanOrEqual(2);
+      expect(r.root).toBe(fromScratch(state).root);
+    }
+  });
+
   it("reports as fresh every node the tree needs that `known` does not hold", () => {
     fc.assert(
       fc.property(value, edit, (start, e) => {

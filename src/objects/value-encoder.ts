@@ -133,6 +133,8 @@ export interface EncodedTree {
   readonly logicalBytes: number;
   /** The memo to pass to the next encoding of the same stream. */
   readonly memo: TreeMemo;
+  /** Nodes this encoding built and hashed: what the change cost (unchanged parts cost none). */
+  readonly hashed: number;
 }
 
 const NO_REFS: readonly JsonRef[] = Object.freeze([]);
@@ -181,6 +183,7 @@ class Encoder {
   readonly #p: TreeParams;
   readonly #known: ReadonlySet<Hash>;
   readonly fresh = new Map<Hash, Buffer>();
+  hashed = 0;
 
   constructor(params: TreeParams, known: ReadonlySet<Hash>) {
     this.#p = params;
@@ -253,14 +256,20 @@ class Encoder {
     let keys: string[] | null = old === undefined ? [] : null;
     let kids: Kid[] | null = old === undefined ? [] : null;
     let encs: Enc[] | null = old === undefined ? [] : null;
+    let oldIndex: Map<string, number> | undefined;
     let j = 0;
     for (const k in rec) {
       const val = rec[k];
       if (val === undefined) continue; // as JSON.stringify does
       // Inherited enumerable properties exist only if Object.prototype was polluted; JSON skips them.
       if (!ownOnly && !Object.hasOwn(rec, k)) continue;
-      const same = keys === null && j < oldKeys.length && oldKeys[j] === k;
-      const oldKid = same ? oldKids[j] : undefined;
+      // Where this key was in the memo: at the same place (the common case), or — after a
+      // key was added or removed before it — wherever the memo has it. A key that moved
+      // still reuses its old encoding; the object as a whole is rebuilt.
+      let oi = -1;
+      if (j < oldKeys.length && oldKeys[j] === k) oi = j;
+      else if (old !== undefined) oi = (oldIndex ??= indexKeys(oldKeys)).get(k) ?? -1;
+      const oldKid = oi >= 0 ? oldKids[oi] : undefined;
       // An encoding is only looked up once building starts: an unchanged walk reads no Enc.
       let kid: Kid;
       let e: Enc | undefined;
@@ -268,13 +277,13 @@ class Encoder {
         const m = this.#container(val, oldKid);
         kid = m;
         e = m.enc;
-      } else if (same && val === oldKid) {
+      } else if (oi >= 0 && val === oldKid) {
         kid = oldKid;
       } else {
         kid = val as Primitive;
         e = this.#primitive(val);
       }
-      if (keys === null && (!same || kid !== oldKid)) {
+      if (keys === null && (oi !== j || kid !== oldKid)) {
         keys = oldKeys.slice(0, j);
         kids = oldKids.slice(0, j);
         encs = oldEncs.slice(0, j);
@@ -282,7 +291,7 @@ class Encoder {
       if (keys !== null) {
         keys.push(k);
         (kids as Kid[]).push(kid);
-        (encs as Enc[]).push(e ?? (oldEncs[j] as Enc));
+        (encs as Enc[]).push(e ?? (oldEncs[oi] as Enc));
       }
       j++;
     }
@@ -505,6 +514,7 @@ class Encoder {
   }
 
   #node(text: string): Hash {
+    this.hashed++;
     const hash = sha256(text);
     if (!this.#known.has(hash) && !this.fresh.has(hash)) this.fresh.set(hash, Buffer.from(text, "utf8"));
     return hash;
@@ -521,6 +531,10 @@ function formatPath(path: readonly PathKey[]): string {
   let p = "$";
   for (const k of path) p += typeof k === "number" ? `[${k}]` : /^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`;
   return p;
+}
+
+function indexKeys(keys: readonly string[]): Map<string, number> {
+  return new Map(keys.map((k, i) => [k, i]));
 }
 
 /** Whether a[aFrom…] and b[bFrom…] hold the same `count` kids. */
@@ -576,5 +590,5 @@ export function encodeTree(
     }
     throw err;
   }
-  return { root: next.rootHash, fresh: encoder.fresh, logicalBytes: next.rootEnc.len, memo: next };
+  return { root: next.rootHash, fresh: encoder.fresh, logicalBytes: next.rootEnc.len, memo: next, hashed: encoder.hashed };
 }
