@@ -210,6 +210,11 @@ export class Session {
     return { state: await this.#ctx.objects.readValue(row.workRoot), version: row.workVersion, root: row.workRoot };
   }
 
+  /** The working state's version (0 before it was ever set): a cheap way to see whether it changed. */
+  async workVersion(): Promise<number> {
+    return (await this.#row()).workVersion;
+  }
+
   /**
    * Replaces the working state. With `expectedVersion`, the write happens only if no other
    * writer changed the working state since that version was read (CONFLICT otherwise), so
@@ -303,7 +308,7 @@ export class Session {
     const target = await this.#resolveOwn(ref);
     // Read first: a damaged state fails the restore before HEAD moves.
     const state = await this.#ctx.objects.readValue(target.stateRoot);
-    const { head, discarded } = await this.#ctx.backend.transaction(async (tx) => {
+    const { head, discarded, workVersion } = await this.#ctx.backend.transaction(async (tx) => {
       const session = await this.#row(tx);
       const heads = await tx.listRefs(this.id);
       const cp = await tx.getCheckpoint(target.id);
@@ -313,7 +318,7 @@ export class Session {
         const discarded = await discardAfter(tx, branch, cp, heads);
         await tx.setRef(this.id, branch, cp.id);
         await tx.updateSession(this.id, { headBranch: branch, headCheckpoint: null, ...workPatch(session, cp.stateRoot) });
-        return { head: { branch, checkpointId: cp.id }, discarded };
+        return { head: { branch, checkpointId: cp.id }, discarded, workVersion: versionAfter(session, cp.stateRoot) };
       }
       // Stay on a branch when the target is its head: the current one first, then the target's own.
       const onHead =
@@ -322,12 +327,12 @@ export class Session {
         heads.find((h) => h.checkpointId === cp.id);
       if (onHead) {
         await tx.updateSession(this.id, { headBranch: onHead.name, headCheckpoint: null, ...workPatch(session, cp.stateRoot) });
-        return { head: { branch: onHead.name, checkpointId: cp.id }, discarded: [] as CheckpointRow[] };
+        return { head: { branch: onHead.name, checkpointId: cp.id }, discarded: [] as CheckpointRow[], workVersion: versionAfter(session, cp.stateRoot) };
       }
       await tx.updateSession(this.id, { headBranch: null, headCheckpoint: cp.id, ...workPatch(session, cp.stateRoot) });
-      return { head: { branch: null, checkpointId: cp.id }, discarded: [] as CheckpointRow[] };
+      return { head: { branch: null, checkpointId: cp.id }, discarded: [] as CheckpointRow[], workVersion: versionAfter(session, cp.stateRoot) };
     });
-    return { checkpoint: this.#info(target), state, head, discarded: discarded.map((r) => this.#info(r)) };
+    return { checkpoint: this.#info(target), state, head, discarded: discarded.map((r) => this.#info(r)), workVersion };
   }
 
   /** Creates a branch at a checkpoint (HEAD by default) without switching to it. */
@@ -353,11 +358,13 @@ export class Session {
     const cp = await this.#meta.getCheckpoint(ref.checkpointId);
     if (!cp) throw new CheckpointNotFoundError(name, `branch ${name} points at ${ref.checkpointId}, which is gone; run \`forge fsck\``);
     const state = await this.#ctx.objects.readValue(cp.stateRoot);
-    await this.#ctx.backend.transaction(async (tx) => {
+    const workVersion = await this.#ctx.backend.transaction(async (tx) => {
       if (!(await tx.getRef(this.id, name))) throw this.#noBranch(name);
-      await tx.updateSession(this.id, { headBranch: name, headCheckpoint: null, ...workPatch(await this.#row(tx), cp.stateRoot) });
+      const session = await this.#row(tx);
+      await tx.updateSession(this.id, { headBranch: name, headCheckpoint: null, ...workPatch(session, cp.stateRoot) });
+      return versionAfter(session, cp.stateRoot);
     });
-    return { checkpoint: this.#info(cp), state, head: { branch: name, checkpointId: cp.id }, discarded: [] };
+    return { checkpoint: this.#info(cp), state, head: { branch: name, checkpointId: cp.id }, discarded: [], workVersion };
   }
 
   #noBranch(name: string): ForgeError {
@@ -485,6 +492,11 @@ export class Session {
     if (dryRun) return run(this.#meta, false);
     return this.#ctx.backend.transaction((tx) => run(tx, true));
   }
+}
+
+/** The working state's version once `root` is the working state. */
+function versionAfter(session: SessionRow, root: string): number {
+  return session.workRoot === root ? session.workVersion : session.workVersion + 1;
 }
 
 /** The session fields that make `root` its working state (nothing, if it already is). */

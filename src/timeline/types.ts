@@ -84,6 +84,8 @@ export interface RestoreResult {
   readonly head: { readonly branch: string | null; readonly checkpointId: string };
   /** Checkpoints deleted by `discardFuture`. */
   readonly discarded: readonly Checkpoint[];
+  /** The working state's version after the restore (it now holds `state`). */
+  readonly workVersion: number;
 }
 
 export interface Change extends ValueChange {

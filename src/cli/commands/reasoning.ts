@@ -14,11 +14,20 @@ import { commaList, run } from "../command.js";
 import { UsageError } from "../context.js";
 import { ago, c, checkpointJson, checkpointLine, printJson, println } from "../output.js";
 
-/** A number from 0 to 1 for --confidence and --strength, or a usage error naming the option. */
-function unit(value: string): number {
+/** A parser for a number from 0 to 1 (--confidence, --strength); bad input names the option. */
+function unit(option: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === "" || !Number.isFinite(n)) throw new UsageError(`--${option}: "${value}" is not a number`);
+    if (n < 0 || n > 1) throw new InvalidArgumentError(`${option} must be a number from 0 to 1, not ${value}`);
+    return n;
+  };
+}
+
+/** A parser for a positive number of seconds (--timeout). */
+function seconds(value: string): number {
   const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n)) throw new UsageError(`"${value}" is not a number`);
-  if (n < 0 || n > 1) throw new InvalidArgumentError(`confidence must be a number from 0 to 1, not ${value}`);
+  if (value.trim() === "" || !Number.isFinite(n) || n <= 0) throw new UsageError(`--timeout: "${value}" is not a number of seconds above 0`);
   return n;
 }
 
@@ -51,7 +60,7 @@ export function reasoningCommands(): Command[] {
     .command("add")
     .description("propose a hypothesis")
     .argument("<statement>", "what might be true")
-    .option("--confidence <p>", "how likely, 0..1 (default 0.5)", unit)
+    .option("--confidence <p>", "how likely, 0..1 (default 0.5)", unit("confidence"))
     .addOption(new Option("--status <status>", "its status (default proposed)").choices(HYPOTHESIS_STATUSES))
     .action(
       run(async (ctx, statement: string, opts: { confidence?: number; status?: Hypothesis["status"] }) => {
@@ -97,7 +106,7 @@ export function reasoningCommands(): Command[] {
     .description("change a hypothesis's status, confidence or statement")
     .argument("<id>", "H1, H2, …")
     .option("--status <status>", `one of ${HYPOTHESIS_STATUSES.join(", ")}`)
-    .option("--confidence <p>", "0..1", unit)
+    .option("--confidence <p>", "0..1", unit("confidence"))
     .option("--statement <text>", "a better wording")
     .action(
       run(async (ctx, id: string, opts: { status?: string; confidence?: number; statement?: string }) => {
@@ -131,7 +140,7 @@ export function reasoningCommands(): Command[] {
     .option("--refutes", "it refutes the hypothesis")
     .option("--neutral", "it bears on it without pointing either way")
     .option("--source <where>", "where it came from (a file, a command, a URL)")
-    .option("--strength <s>", "how much it should move confidence, 0..1 (default 0.5)", unit)
+    .option("--strength <s>", "how much it should move confidence, 0..1 (default 0.5)", unit("strength"))
     .addHelpText("after", "\nConfidence moves in log-odds: supporting evidence multiplies the odds by 4^strength, refuting divides\nthem; the default strength 0.5 doubles or halves them. Confidence stays within 0.01..0.99.")
     .action(
       run(async (ctx, hypothesisId: string, content: string, opts: { supports?: boolean; refutes?: boolean; neutral?: boolean; source?: string; strength?: number }) => {
@@ -158,7 +167,7 @@ export function reasoningCommands(): Command[] {
     .command("add")
     .description("record a belief, with what it rests on and what it contradicts")
     .argument("<statement>", "what the agent holds true")
-    .option("--confidence <p>", "0..1 (default 0.7)", unit)
+    .option("--confidence <p>", "0..1 (default 0.7)", unit("confidence"))
     .option("--depends-on <ids>", "beliefs or hypotheses it rests on (comma-separated, repeatable)", commaList)
     .option("--supports <ids>", "beliefs it supports", commaList)
     .option("--contradicts <ids>", "beliefs it cannot be held with", commaList)
@@ -296,7 +305,7 @@ export function reasoningCommands(): Command[] {
     .argument("<name>", "what the check is")
     .argument("<command...>", "the command, after --")
     .option("--hypothesis <id>", "attach the result to this hypothesis as evidence")
-    .option("--timeout <seconds>", "kill the command after this long", (v) => Number(v))
+    .option("--timeout <seconds>", "kill the command after this long", seconds)
     .option("--quiet", "do not show the command's output")
     .action(
       run(async (ctx, name: string, argv: string[], opts: { hypothesis?: string; timeout?: number; quiet?: boolean }) => {

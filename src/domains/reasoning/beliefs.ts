@@ -193,7 +193,10 @@ function dependencyCycles(beliefs: readonly Belief[]): string[][] {
   return [...cycles.values()];
 }
 
-/** B2 before B10. */
+/** B2 before B10: by prefix, then by number. */
 function byNumber(a: string, b: string): number {
-  return a.localeCompare(b, "en", { numeric: true });
+  const pa = a.replace(/\d+$/, "");
+  const pb = b.replace(/\d+$/, "");
+  if (pa !== pb) return pa < pb ? -1 : 1;
+  return Number(a.slice(pa.length)) - Number(b.slice(pb.length));
 }

@@ -3,6 +3,7 @@
 // state, so every process sees it, with the checkpoint manager of the forge-reasoning
 // design over it: manual checkpoints, automatic ones on the eight triggers, restore,
 // time travel, typed compare, briefs and recovery points.
+import { isDeepStrictEqual } from "node:util";
 import { ForgeError } from "../../core/errors.js";
 import { DEFAULT_SESSION } from "../../core/config.js";
 import { parseTime, type TimeInput } from "../../core/time.js";
@@ -38,7 +39,7 @@ export interface SaveResult {
 }
 
 export const SIGNIFICANT_TIME_MS = 5 * 60_000;
-const MAX_UPDATE_ATTEMPTS = 8;
+const MAX_UPDATE_ATTEMPTS = 12;
 
 export class ReasoningSession {
   readonly session: Session;
@@ -54,8 +55,8 @@ export class ReasoningSession {
   #task: string | null = null;
   #code: CodeState | null = null;
   #startedAt: string;
-  /** The working-state version this object was loaded from (undefined: none stored yet). */
-  #version: number | undefined;
+  /** The working-state version this object was loaded from (0: none stored yet). */
+  #version = 0;
   /** Contradiction keys present when the state was loaded or last saved. */
   #knownContradictions = new Set<string>();
   #pending: TriggerEvent[] = [];
@@ -99,7 +100,8 @@ export class ReasoningSession {
   async reload(): Promise<void> {
     const working = await this.session.working();
     this.#load(working ? toReasoningState(working.state, this.name) : undefined);
-    this.#version = working?.version;
+    // A session without a working state is at version 0: the first save still compares.
+    this.#version = working?.version ?? (await this.session.workVersion());
   }
 
   #load(state: ReasoningState | undefined): void {
@@ -186,7 +188,7 @@ export class ReasoningSession {
     const significantTimeMs = this.#options.significantTimeMs;
     const now = this.#store.clock.now();
     const result: SetWorkingResult = await this.session.setWorking(state, {
-      ...(this.#version !== undefined && { expectedVersion: this.#version }),
+      expectedVersion: this.#version,
       checkpoint: ({ changed, unsaved, lastCheckpointAt }) => {
         if (!auto) return undefined;
         const fired = events.filter((e) => unsaved || !e.onlyIfUnsaved);
@@ -206,18 +208,23 @@ export class ReasoningSession {
   }
 
   /**
-   * Reloads, applies `fn`, saves — and if another process saved in between, does it all
-   * again from its state. `fn` may run more than once, so it should only change this
-   * session (and read the world).
+   * Applies `fn` to the latest state and saves — and if another process saved in between,
+   * does it all again from that state. The state is reloaded only when another process
+   * saved since this object last loaded or saved (changes made on this object and not yet
+   * saved are then saved with `fn`'s). `fn` may run more than once, so it should only
+   * change this session (and read the world).
    */
   async update<T>(fn: (rs: this) => T | Promise<T>): Promise<{ result: T; saved: SaveResult }> {
     for (let attempt = 1; ; attempt++) {
-      await this.reload();
+      // Reload only if someone else saved since this object last loaded or saved.
+      if (attempt > 1 || (await this.session.workVersion()) !== this.#version) await this.reload();
       const result = await fn(this);
       try {
         return { result, saved: await this.save() };
       } catch (e) {
         if (!(e instanceof ForgeError && e.code === "CONFLICT") || attempt >= MAX_UPDATE_ATTEMPTS) throw e;
+        // Back off a random while, growing, so two writers stop colliding in lockstep.
+        await new Promise((r) => setTimeout(r, Math.random() * Math.min(200, 5 * 2 ** attempt)));
       }
     }
   }
@@ -226,7 +233,7 @@ export class ReasoningSession {
   async checkpoint(message = "", options: Omit<CheckpointOptions, "message" | "trigger"> = {}): Promise<Checkpoint> {
     const state = this.#capture();
     const result = await this.session.setWorking(state, {
-      ...(this.#version !== undefined && { expectedVersion: this.#version }),
+      expectedVersion: this.#version,
       checkpoint: () => ({ ...options, message, trigger: "manual" }),
     });
     this.#version = result.version;
@@ -241,7 +248,7 @@ export class ReasoningSession {
     const state = this.#capture();
     const events = [...this.#pending];
     const result = await this.session.setWorking(state, {
-      ...(this.#version !== undefined && { expectedVersion: this.#version }),
+      expectedVersion: this.#version,
       checkpoint: () => autoCheckpointOptions(events),
     });
     this.#version = result.version;
@@ -320,7 +327,8 @@ export class ReasoningSession {
    */
   async restore(ref: string, options: RestoreOptions = {}): Promise<{ checkpoint: Checkpoint; discarded: readonly Checkpoint[] }> {
     const r = await this.session.restore(ref, options);
-    await this.reload();
+    this.#load(toReasoningState(r.state, this.name));
+    this.#version = r.workVersion;
     return { checkpoint: r.checkpoint, discarded: r.discarded };
   }
 
@@ -339,8 +347,9 @@ export class ReasoningSession {
     const saved = await this.#checkpointIfDirty(`before branching to ${name}`);
     await this.session.branch(name, options.from === undefined ? {} : { from: options.from });
     if (options.switch !== false) {
-      await this.session.switch(name);
-      await this.reload();
+      const r = await this.session.switch(name);
+      this.#load(toReasoningState(r.state, this.name));
+      this.#version = r.workVersion;
     }
     return { branch: name, saved };
   }
@@ -349,7 +358,8 @@ export class ReasoningSession {
   async switch(name: string): Promise<{ checkpoint: Checkpoint; saved: Checkpoint | null }> {
     const saved = await this.#checkpointIfDirty(`before switching to ${name}`);
     const r = await this.session.switch(name);
-    await this.reload();
+    this.#load(toReasoningState(r.state, this.name));
+    this.#version = r.workVersion;
     return { checkpoint: r.checkpoint, saved };
   }
 
@@ -393,7 +403,8 @@ export class ReasoningSession {
     if (ref === undefined) {
       state = this.#capture();
       checkpoint = head.checkpoint;
-      unsaved = await this.dirty();
+      // Work since the checkpoint: saved or not (the brief shows this object's state).
+      unsaved = checkpoint === null || !isDeepStrictEqual(await this.session.state(checkpoint.id), state);
     } else {
       ({ state, checkpoint } = await this.stateAt(ref));
     }

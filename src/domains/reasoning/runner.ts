@@ -54,13 +54,33 @@ class Preview {
   }
 
   result(): Output {
-    const head = Buffer.concat(this.#head).toString("utf8");
+    const head = Buffer.concat(this.#head);
     const kept = this.#headBytes + this.#tail.length;
     const truncated = this.bytes > kept;
-    const tail = this.#tail.toString("utf8");
-    const preview = truncated ? `${head}\n… [${this.bytes - kept} bytes omitted] …\n${tail}` : head + tail;
-    return { preview, bytes: this.bytes, truncated };
+    // Whole output: decode it in one piece, so a character across the halves stays whole.
+    if (!truncated) return { preview: Buffer.concat([head, this.#tail]).toString("utf8"), bytes: this.bytes, truncated };
+    const h = wholeChars(head, "end");
+    const t = wholeChars(this.#tail, "start");
+    const omitted = this.bytes - h.length - t.length;
+    return { preview: `${h.toString("utf8")}\n… [${omitted} bytes omitted] …\n${t.toString("utf8")}`, bytes: this.bytes, truncated };
   }
+}
+
+/** `buf` without a UTF-8 character cut in two at its `end` (or `start`). */
+function wholeChars(buf: Buffer, side: "start" | "end"): Buffer {
+  if (side === "start") {
+    let i = 0;
+    while (i < buf.length && i < 4 && ((buf[i] as number) & 0xc0) === 0x80) i++; // continuation bytes
+    return buf.subarray(i);
+  }
+  // Walk back to the last lead byte; drop it if its character is incomplete.
+  for (let back = 1; back <= Math.min(4, buf.length); back++) {
+    const b = buf[buf.length - back] as number;
+    if ((b & 0xc0) === 0x80) continue;
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return need > back ? buf.subarray(0, buf.length - back) : buf;
+  }
+  return buf;
 }
 
 export function runCommand(argv: readonly string[], options: RunOptions): Promise<RunResult> {
