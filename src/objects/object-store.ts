@@ -5,7 +5,7 @@ import type { Backend, StoredObject } from "../backends/backend.js";
 import { pack, unpack } from "./codec.js";
 import type { Hash } from "./hash.js";
 import { childHashes, parseNode, type PathKey, type TreeNode } from "./node.js";
-import { DEFAULT_TREE_PARAMS, encodeTree, type TreeMemo, type TreeParams } from "./value-encoder.js";
+import { DEFAULT_TREE_PARAMS, encodeTree, type TreeMemo, type TreeParams, type UnchangedHint } from "./value-encoder.js";
 
 export interface WrittenTree {
   readonly root: Hash;
@@ -44,8 +44,8 @@ export class ObjectStore {
    * Stores `value` as a tree, writing only what the backend does not have. Values written
    * under the same `stream` (a session) one after another cost only what changed.
    */
-  async writeValue(value: unknown, stream = ""): Promise<WrittenTree> {
-    const tree = encodeTree(value, this.#known, this.#memos.get(stream), this.#params);
+  async writeValue(value: unknown, stream = "", hint?: UnchangedHint): Promise<WrittenTree> {
+    const tree = encodeTree(value, this.#known, this.#memos.get(stream), this.#params, hint);
     const { newBytes, newObjects } = await this.#writeFresh(tree.fresh);
     for (const [hash, raw] of tree.fresh) this.#nodes.set(hash, parseNode(hash, raw, true));
     // Only a written tree may vouch for its nodes; keep the most recent streams.

@@ -125,6 +125,16 @@ export interface TreeMemo {
   readonly rootHash: Hash;
 }
 
+/**
+ * A caller's promise that the values under some top-level keys are exactly those of the
+ * state whose root is `since` (a domain that knows which of its parts changed): those are
+ * taken from the memo without a walk. Ignored unless the memo is of that very state.
+ */
+export interface UnchangedHint {
+  readonly since: Hash;
+  readonly keys: ReadonlySet<string>;
+}
+
 export interface EncodedTree {
   readonly root: Hash;
   /** Raw bytes of nodes not in `known`: the ones that may need writing. */
@@ -190,10 +200,15 @@ class Encoder {
     this.#known = known;
   }
 
-  encodeRoot(value: unknown, old: TreeMemo | undefined): TreeMemo {
+  encodeRoot(value: unknown, old: TreeMemo | undefined, unchanged?: ReadonlySet<string>): TreeMemo {
     let root: Kid;
     let e: Enc;
-    if (typeof value === "object" && value !== null) {
+    if (unchanged !== undefined && typeof value === "object" && value !== null && !Array.isArray(value)) {
+      const memo = old?.root;
+      const m = this.#object(value, memo !== null && typeof memo === "object" && !memo.isArray ? memo : undefined, unchanged);
+      root = m;
+      e = m.enc;
+    } else if (typeof value === "object" && value !== null) {
       const m = this.#container(value, old?.root);
       root = m;
       e = m.enc;
@@ -242,7 +257,8 @@ class Encoder {
   // The two loops below are the hot path of every checkpoint: an unchanged sub-tree costs
   // a walk with === comparisons and no allocation. Primitives are handled inline.
 
-  #object(o: object, old: Memo | undefined): Memo {
+  /** `unchanged` (root only): keys whose values the caller vouches are the memo's, taken without a walk. */
+  #object(o: object, old: Memo | undefined, unchanged?: ReadonlySet<string>): Memo {
     const proto: unknown = Object.getPrototypeOf(o);
     if (proto !== Object.prototype && proto !== null) {
       const name = (o as { constructor?: { name?: string } }).constructor?.name ?? "object";
@@ -273,7 +289,9 @@ class Encoder {
       // An encoding is only looked up once building starts: an unchanged walk reads no Enc.
       let kid: Kid;
       let e: Enc | undefined;
-      if (typeof val === "object" && val !== null) {
+      if (oi >= 0 && unchanged?.has(k)) {
+        kid = oldKid as Kid;
+      } else if (typeof val === "object" && val !== null) {
         const m = this.#container(val, oldKid);
         kid = m;
         e = m.enc;
@@ -577,12 +595,14 @@ export function encodeTree(
   known: ReadonlySet<Hash>,
   memo?: TreeMemo,
   params: TreeParams = DEFAULT_TREE_PARAMS,
+  hint?: UnchangedHint,
 ): EncodedTree {
   checkPrototype();
   const encoder = new Encoder(params, known);
   let next: TreeMemo;
   try {
-    next = encoder.encodeRoot(value, memo);
+    // The hint holds only for the state it was given against: the memo's own.
+    next = encoder.encodeRoot(value, memo, hint !== undefined && memo !== undefined && memo.rootHash === hint.since ? hint.keys : undefined);
   } catch (err) {
     if (err instanceof BadValue) throw new InvalidStateError(formatPath(findBad(value) ?? []), err.why);
     if (err instanceof RangeError && /call stack/i.test(err.message)) {

@@ -10,6 +10,7 @@ import { compareCheckpoints } from "./compare.js";
 import { headId, resolveRef } from "./refs.js";
 import { DEFAULT_RETENTION, isEmptyPolicy, planRetention, type KeepReason, type RetentionPolicy } from "./retention.js";
 import type { WrittenTree } from "../objects/object-store.js";
+import type { UnchangedHint } from "../objects/value-encoder.js";
 import type { StoreContext } from "./store-context.js";
 import {
   toCheckpoint,
@@ -32,6 +33,8 @@ const MAX_WRITE_ATTEMPTS = 5;
 export interface SetWorkingOptions {
   /** Write only if the working state is still at this version (else CONFLICT). */
   readonly expectedVersion?: number;
+  /** Top-level keys the caller knows are unchanged since the state with a given root (see UnchangedHint). */
+  readonly unchanged?: UnchangedHint;
   /** Decides, inside the write's transaction, whether it is also a checkpoint. */
   readonly checkpoint?: (facts: WriteFacts) => CheckpointOptions | undefined;
 }
@@ -132,10 +135,10 @@ export class Session {
    * Writes `state`'s objects, then runs `commit` in a metadata transaction — again from the
    * top if a gc ran in between (the objects this tree reuses may be gone).
    */
-  async #write<T>(state: unknown, commit: (tx: MetaWriter, session: SessionRow, tree: WrittenTree) => Promise<T>): Promise<T> {
+  async #write<T>(state: unknown, commit: (tx: MetaWriter, session: SessionRow, tree: WrittenTree) => Promise<T>, hint?: UnchangedHint): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       const epoch = await this.#ctx.syncGcEpoch();
-      const tree = await this.#ctx.objects.writeValue(state, this.id);
+      const tree = await this.#ctx.objects.writeValue(state, this.id, hint);
       const done = await this.#ctx.backend.transaction(async (tx) => {
         if ((await tx.getGcEpoch()) !== epoch) return { retry: true as const };
         return { retry: false as const, value: await commit(tx, await this.#row(tx), tree) };
@@ -244,7 +247,7 @@ export class Session {
       }
       if (checkpoint === null && changed) await tx.updateSession(this.id, workPatch(session, tree.root));
       return { version: changed ? session.workVersion + 1 : session.workVersion, root: tree.root, changed, checkpoint };
-    });
+    }, options.unchanged);
   }
 
   /** The checkpoint a ref names (see refs.ts for the grammar). */

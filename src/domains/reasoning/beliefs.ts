@@ -46,6 +46,7 @@ export class BeliefGraph implements Snapshotable<Belief[]> {
   add(statement: string, options: BeliefLinks & { confidence?: number } = {}): Belief {
     const text = statement.trim();
     if (text === "") throw new InvalidArgumentError("a belief statement is empty");
+    this.#ctx.touch("beliefs");
     const now = this.#ctx.now();
     const id = this.#ctx.nextId("B");
     const b: Belief = {
@@ -94,6 +95,7 @@ export class BeliefGraph implements Snapshotable<Belief[]> {
 
   update(id: string, patch: { statement?: string; confidence?: number; status?: Belief["status"] } & BeliefLinks): Belief {
     const b = this.#find(id);
+    this.#ctx.touch("beliefs");
     if (patch.statement !== undefined) {
       const t = patch.statement.trim();
       if (t === "") throw new InvalidArgumentError("a belief statement is empty");

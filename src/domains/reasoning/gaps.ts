@@ -31,6 +31,7 @@ export class GapTracker implements Snapshotable<Gap[]> {
   add(question: string, options: { priority?: GapPriority } = {}): Gap {
     const q = question.trim();
     if (q === "") throw new InvalidArgumentError("a gap's question is empty");
+    this.#ctx.touch("gaps");
     const g: Gap = {
       id: this.#ctx.nextId("G"),
       question: q,
@@ -51,6 +52,7 @@ export class GapTracker implements Snapshotable<Gap[]> {
     const a = answer.trim();
     if (a === "") throw new InvalidArgumentError(`the answer to ${g.id} is empty`);
     if (g.status === "filled") throw new InvalidArgumentError(`gap ${g.id} is already filled ("${g.answer}")`, "add a new gap for a new question");
+    this.#ctx.touch("gaps");
     g.status = "filled";
     g.answer = a;
     g.filledBy = options.filledBy ?? null;

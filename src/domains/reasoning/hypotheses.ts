@@ -89,6 +89,7 @@ export class HypothesisBoard implements Snapshotable<{ hypotheses: Hypothesis[];
   }
 
   add(statement: string, options: { confidence?: number; status?: HypothesisStatus } = {}): Hypothesis {
+    this.#ctx.touch("hypotheses");
     const now = this.#ctx.now();
     const h: Hypothesis = {
       id: this.#ctx.nextId("H"),
@@ -125,6 +126,7 @@ export class HypothesisBoard implements Snapshotable<{ hypotheses: Hypothesis[];
   /** Changes a hypothesis; a status change is a checkpoint trigger (significant when confirmed or rejected). */
   update(id: string, patch: { statement?: string; status?: HypothesisStatus; confidence?: number }): { hypothesis: Hypothesis; changes: FieldChange[] } {
     const h = this.#find(id);
+    this.#ctx.touch("hypotheses");
     const changes: FieldChange[] = [];
     if (patch.statement !== undefined) {
       const s = nonEmpty(patch.statement, "a hypothesis statement");
@@ -154,6 +156,8 @@ export class HypothesisBoard implements Snapshotable<{ hypotheses: Hypothesis[];
     input: { kind: EvidenceKind; content: string; source?: string | null; strength?: number; verificationId?: string | null },
   ): { evidence: Evidence; hypothesis: Hypothesis | null } {
     const h = hypothesisId === null ? null : this.#find(hypothesisId);
+    this.#ctx.touch("evidence");
+    if (h) this.#ctx.touch("hypotheses");
     const strength = checkConfidence(input.strength ?? DEFAULT_STRENGTH, "strength");
     const e: Evidence = {
       id: this.#ctx.nextId("E"),

@@ -23,6 +23,7 @@ export class NoteBook implements Snapshotable<Note[]> {
   add(text: string, tags: readonly string[] = []): Note {
     const t = text.trim();
     if (t === "") throw new InvalidArgumentError("a note is empty");
+    this.#ctx.touch("notes");
     const n: Note = { id: this.#ctx.nextId("N"), text: t, tags: [...tags], at: this.#ctx.now() };
     this.#notes.push(n);
     return { ...n };
@@ -50,6 +51,7 @@ export class CommandHistory implements Snapshotable<CommandRun[]> {
   }
 
   record(run: Omit<CommandRun, "id">): CommandRun {
+    this.#ctx.touch("commands");
     const r: CommandRun = { id: this.#ctx.nextId("C"), ...run };
     this.#runs.push(r);
     return { ...r };
@@ -78,6 +80,7 @@ export class VerificationLog implements Snapshotable<Verification[]> {
 
   /** Records a finished run; completing a verification is a checkpoint trigger. */
   record(run: Omit<Verification, "id">): Verification {
+    this.#ctx.touch("verifications");
     const v: Verification = { id: this.#ctx.nextId("V"), ...run };
     this.#runs.push(v);
     this.#ctx.emit({ trigger: "verification", what: `${v.id} "${v.name}" ${v.passed ? "passed" : "failed"}`, significant: false });
@@ -88,6 +91,7 @@ export class VerificationLog implements Snapshotable<Verification[]> {
   linkEvidence(id: string, evidenceId: string): void {
     const v = this.#runs.find((x) => x.id === id);
     if (!v) throw new NotFoundError("verification", id, "`forge brief` lists the last verifications");
+    this.#ctx.touch("verifications");
     v.evidenceId = evidenceId;
   }
 

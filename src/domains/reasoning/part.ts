@@ -42,6 +42,11 @@ export interface PartContext {
   nextId(prefix: string): string;
   now(): string;
   emit(event: TriggerEvent): void;
+  /**
+   * Marks a top-level key of the state as changed. Parts call it from every method that
+   * changes them, so the session can tell the encoder which keys it need not walk.
+   */
+  touch(key: keyof ReasoningState): void;
 }
 
 /** Id counters, kept in the state so ids never repeat across processes and restores. */

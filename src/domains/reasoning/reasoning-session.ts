@@ -22,6 +22,7 @@ import { renderBrief, type BriefInput } from "./brief.js";
 import { recoveryPoint, type RecoveryPoint } from "./recovery.js";
 import { REASONING_RETENTION } from "./retention.js";
 import { runCommand, type RunOptions, type RunResult } from "./runner.js";
+import type { UnchangedHint } from "../../objects/value-encoder.js";
 
 export interface ReasoningOptions {
   /** A change this long after the last checkpoint triggers a "time" checkpoint (default 5 minutes). */
@@ -60,6 +61,10 @@ export class ReasoningSession {
   /** Contradiction keys present when the state was loaded or last saved. */
   #knownContradictions = new Set<string>();
   #pending: TriggerEvent[] = [];
+  /** The root of the state the parts hold apart from `#touched` (loaded or last saved); null if none. */
+  #root: string | null = null;
+  /** Top-level keys changed since `#root`. */
+  readonly #touched = new Set<keyof ReasoningState>();
 
   private constructor(store: Store, session: Session, options: ReasoningOptions) {
     this.#store = store;
@@ -68,9 +73,10 @@ export class ReasoningSession {
     this.#startedAt = this.#now();
     const ctx: PartContext = {
       clock: store.clock,
-      nextId: (prefix) => this.#counters.next(prefix),
+      nextId: (prefix) => (this.#touched.add("counters"), this.#counters.next(prefix)),
       now: () => this.#now(),
       emit: (e) => this.#pending.push(e),
+      touch: (key) => this.#touched.add(key),
     };
     this.hypotheses = new HypothesisBoard(ctx);
     this.beliefs = new BeliefGraph(ctx, (id) => this.hypotheses.has(id));
@@ -99,13 +105,15 @@ export class ReasoningSession {
   /** Loads the working state again, dropping unsaved changes. */
   async reload(): Promise<void> {
     const working = await this.session.working();
-    this.#load(working ? toReasoningState(working.state, this.name) : undefined);
+    this.#load(working ? toReasoningState(working.state, this.name) : undefined, working?.root ?? null);
     // A session without a working state is at version 0: the first save still compares.
     this.#version = working?.version ?? (await this.session.workVersion());
   }
 
-  #load(state: ReasoningState | undefined): void {
+  #load(state: ReasoningState | undefined, root: string | null): void {
     const s = state ?? emptyState(this.#now());
+    this.#root = root;
+    this.#touched.clear();
     this.#task = s.task;
     this.#code = s.code;
     this.#startedAt = s.metrics.startedAt;
@@ -159,7 +167,25 @@ export class ReasoningSession {
   }
 
   setTask(task: string | null): void {
+    this.#touched.add("task");
     this.#task = task === null ? null : task.trim() || null;
+  }
+
+  /**
+   * What the encoder may take from its memo without a walk: every top-level key no part
+   * changed since the state at `#root` (metrics are recomputed, so always walked).
+   */
+  #hint(): UnchangedHint | undefined {
+    if (this.#root === null) return undefined;
+    const keys = new Set<string>(STATE_KEYS.filter((k) => k !== "metrics" && !this.#touched.has(k)));
+    return { since: this.#root, keys };
+  }
+
+  /** After a write: the parts now match `root` exactly. */
+  #saved(result: { root: string; version: number }): void {
+    this.#root = result.root;
+    this.#touched.clear();
+    this.#version = result.version;
   }
 
   get code(): CodeState | null {
@@ -189,6 +215,7 @@ export class ReasoningSession {
     const now = this.#store.clock.now();
     const result: SetWorkingResult = await this.session.setWorking(state, {
       expectedVersion: this.#version,
+      ...withHint(this.#hint()),
       checkpoint: ({ changed, unsaved, lastCheckpointAt }) => {
         if (!auto) return undefined;
         const fired = events.filter((e) => unsaved || !e.onlyIfUnsaved);
@@ -201,7 +228,7 @@ export class ReasoningSession {
         return autoCheckpointOptions(fired);
       },
     });
-    this.#version = result.version;
+    this.#saved(result);
     this.#pending = [];
     this.#knownContradictions = new Set(contradictions.map((c) => c.key));
     return { version: result.version, changed: result.changed, checkpoint: result.checkpoint, events: result.checkpoint ? events : [] };
@@ -234,9 +261,10 @@ export class ReasoningSession {
     const state = this.#capture();
     const result = await this.session.setWorking(state, {
       expectedVersion: this.#version,
+      ...withHint(this.#hint()),
       checkpoint: () => ({ ...options, message, trigger: "manual" }),
     });
-    this.#version = result.version;
+    this.#saved(result);
     this.#pending = [];
     this.#knownContradictions = new Set(findContradictions(state.beliefs, state.hypotheses).map((c) => c.key));
     return result.checkpoint as Checkpoint;
@@ -249,9 +277,10 @@ export class ReasoningSession {
     const events = [...this.#pending];
     const result = await this.session.setWorking(state, {
       expectedVersion: this.#version,
+      ...withHint(this.#hint()),
       checkpoint: () => autoCheckpointOptions(events),
     });
-    this.#version = result.version;
+    this.#saved(result);
     this.#pending = [];
     return result.checkpoint as Checkpoint;
   }
@@ -317,6 +346,7 @@ export class ReasoningSession {
     if (codeChanged(this.#code, next)) {
       this.#pending.push({ trigger: "code-modified", what: `code modified${next.commit ? ` at ${next.commit.slice(0, 8)}` : ""}`, significant: false });
     }
+    this.#touched.add("code");
     this.#code = next;
     return structuredClone(next);
   }
@@ -327,7 +357,7 @@ export class ReasoningSession {
    */
   async restore(ref: string, options: RestoreOptions = {}): Promise<{ checkpoint: Checkpoint; discarded: readonly Checkpoint[] }> {
     const r = await this.session.restore(ref, options);
-    this.#load(toReasoningState(r.state, this.name));
+    this.#load(toReasoningState(r.state, this.name), r.checkpoint.stateRoot);
     this.#version = r.workVersion;
     return { checkpoint: r.checkpoint, discarded: r.discarded };
   }
@@ -348,7 +378,7 @@ export class ReasoningSession {
     await this.session.branch(name, options.from === undefined ? {} : { from: options.from });
     if (options.switch !== false) {
       const r = await this.session.switch(name);
-      this.#load(toReasoningState(r.state, this.name));
+      this.#load(toReasoningState(r.state, this.name), r.checkpoint.stateRoot);
       this.#version = r.workVersion;
     }
     return { branch: name, saved };
@@ -358,7 +388,7 @@ export class ReasoningSession {
   async switch(name: string): Promise<{ checkpoint: Checkpoint; saved: Checkpoint | null }> {
     const saved = await this.#checkpointIfDirty(`before switching to ${name}`);
     const r = await this.session.switch(name);
-    this.#load(toReasoningState(r.state, this.name));
+    this.#load(toReasoningState(r.state, this.name), r.checkpoint.stateRoot);
     this.#version = r.workVersion;
     return { checkpoint: r.checkpoint, saved };
   }
@@ -436,6 +466,16 @@ export class ReasoningSession {
     const policy = Object.keys(rules).length === 0 ? REASONING_RETENTION : rules;
     return this.session.prune({ ...policy, ...(dryRun !== undefined && { dryRun }) });
   }
+}
+
+/** Every top-level key of a reasoning state, in its order. */
+const STATE_KEYS: readonly (keyof ReasoningState)[] = [
+  "kind", "version", "task", "hypotheses", "evidence", "beliefs", "gaps",
+  "verifications", "notes", "commands", "code", "metrics", "counters",
+];
+
+function withHint(hint: UnchangedHint | undefined): { unchanged?: UnchangedHint } {
+  return hint === undefined ? {} : { unchanged: hint };
 }
 
 /** The options of an automatic checkpoint for the events that fired. */
