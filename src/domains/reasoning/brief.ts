@@ -13,6 +13,8 @@ export interface BriefInput {
   readonly checkpoint: { readonly id: string; readonly seq: number; readonly message: string; readonly createdAt: Date } | null;
   /** Whether there is work since the last checkpoint. */
   readonly unsaved: boolean;
+  /** Checkpoints the session has. */
+  readonly checkpoints: number;
   readonly now: number;
 }
 
@@ -42,7 +44,7 @@ export function renderBrief(b: BriefInput): string {
   lines.push(`**From:** ${from}${b.unsaved ? "; there is work since it" : ""}`);
   const m = s.metrics;
   lines.push(
-    `**So far:** ${formatDuration((b.checkpoint && !b.unsaved ? b.checkpoint.createdAt.getTime() : b.now) - Date.parse(m.startedAt))} of work, ${plural(m.hypothesesTested, "hypothesis", "hypotheses")} tested, ${plural(m.verificationsRun, "verification")}, ${plural(m.gapsFilled, "gap")} filled, ${plural(m.commandsRun, "command")}`,
+    `**So far:** ${formatDuration((b.checkpoint && !b.unsaved ? b.checkpoint.createdAt.getTime() : b.now) - Date.parse(m.startedAt))} of work, ${plural(b.checkpoints, "checkpoint")}, ${plural(m.hypothesesTested, "hypothesis", "hypotheses")} tested, ${plural(m.verificationsRun, "verification")}, ${plural(m.gapsFilled, "gap")} filled, ${plural(m.commandsRun, "command")}`,
   );
 
   const evidenceCount = (id: string) => {

@@ -445,6 +445,7 @@ export class ReasoningSession {
       branch: ref === undefined ? head.branch : (checkpoint?.branch ?? null),
       checkpoint,
       unsaved,
+      checkpoints: await this.#store.backend.meta.countCheckpoints(this.session.id),
       now: this.#store.clock.now(),
     };
     return { markdown: renderBrief(input), input };
