@@ -1,11 +1,11 @@
-// The file store's lock file (src/backends/file/file-lock.ts): one holder at a time, and a
+// The file store's lock file (src/core/file-lock.ts): one holder at a time, and a
 // lock left behind by a process that died is taken over instead of blocking the store.
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { FileLock } from "../src/backends/file/file-lock.js";
+import { FileLock } from "../src/core/file-lock.js";
 import { rejectsWith } from "./support/errors.js";
 import { makeTempDir } from "./support/temp.js";
 

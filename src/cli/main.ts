@@ -4,6 +4,7 @@ import { Command, CommanderError } from "commander";
 import { envFlag } from "../core/config.js";
 import { isForgeError } from "../core/errors.js";
 import { checkpointCommand } from "./commands/checkpoint.js";
+import { duCommand, filesCommand } from "./commands/files.js";
 import { reasoningCommands } from "./commands/reasoning.js";
 import { fsckCommand, gcCommand, initCommand, sessionCommand } from "./commands/store.js";
 import { UsageError } from "./context.js";
@@ -26,6 +27,8 @@ export function buildProgram(): Command {
   program.addCommand(checkpointCommand());
   program.addCommand(sessionCommand());
   for (const cmd of reasoningCommands()) program.addCommand(cmd);
+  program.addCommand(filesCommand());
+  program.addCommand(duCommand());
   program.addCommand(gcCommand());
   program.addCommand(fsckCommand());
   program.addCommand(demoCommand());

@@ -23,6 +23,8 @@ export type ForgeErrorCode =
   | "CONFLICT"
   | "NO_CHECKPOINT"
   | "NOT_FOUND"
+  | "PATH_OUTSIDE_WORKSPACE"
+  | "UNKNOWN_CHANGES"
   | "COMMAND_FAILED"
   | "CLOSED";
 

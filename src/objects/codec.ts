@@ -1,6 +1,7 @@
 // How an object's bytes are stored: one codec byte, then the bytes raw or deflated.
 // Reading always re-hashes the decoded bytes, so damage is reported, never returned.
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+import { promisify } from "node:util";
+import { deflateRaw, deflateRawSync, inflateRawSync } from "node:zlib";
 import { CorruptObjectError } from "../core/errors.js";
 import { sha256, type Hash } from "./hash.js";
 
@@ -16,6 +17,17 @@ export function pack(raw: Uint8Array): Uint8Array {
     if (z.length + (raw.length >> 3) < raw.length) return withCodec(DEFLATE, z);
   }
   return withCodec(RAW, raw);
+}
+
+const deflateRawAsync = promisify(deflateRaw);
+/** Above this size compression goes to libuv's thread pool, off the main thread. */
+const ASYNC_COMPRESS = 32 * 1024;
+
+/** `pack`, with big objects compressed on the thread pool so several compress at once. */
+export async function packAsync(raw: Uint8Array): Promise<Uint8Array> {
+  if (raw.length < ASYNC_COMPRESS) return pack(raw);
+  const z = await deflateRawAsync(raw);
+  return z.length + (raw.length >> 3) < raw.length ? withCodec(DEFLATE, z) : withCodec(RAW, raw);
 }
 
 function withCodec(codec: number, body: Uint8Array): Uint8Array {

@@ -6,6 +6,11 @@
 //                     value goes at `path` inside <json> (which holds a 0 there)
 //   a<entries>\n      a long array: entries [hash, itemCount] of chunks, in order; each
 //                     chunk is a `j` node holding an array or another `a` node
+//   b<bytes>          a file's bytes (or one chunk of a big file)
+//   f<entries>\n      a big file: entries [hash, byteCount] of its `b` chunks, in order
+//   d<entries>\n      a directory: entries [hash, name, type, mode, size, target?] sorted by
+//                     name; type f (file: hash of its b or f node), l (symlink: target),
+//                     d (directory), x (too large, not stored), u (unreadable, not stored)
 import { CorruptObjectError } from "../core/errors.js";
 import type { Hash } from "./hash.js";
 
@@ -14,13 +19,39 @@ export type PathKey = string | number;
 export type JsonRef = [Hash, ...PathKey[]];
 export type ChunkEntry = [Hash, number];
 
+export type DirEntryType = "f" | "l" | "d" | "x" | "u";
+/** [hash ("" when nothing is stored), name, type, mode, size, symlink target?] */
+export type DirEntry = [Hash, string, DirEntryType, number, number] | [Hash, string, DirEntryType, number, number, string];
+
 export type TreeNode =
   | { readonly kind: "j"; readonly refs: readonly JsonRef[]; readonly body: string }
-  | { readonly kind: "a"; readonly entries: readonly ChunkEntry[] };
+  | { readonly kind: "a"; readonly entries: readonly ChunkEntry[] }
+  | { readonly kind: "b"; readonly data: Buffer }
+  | { readonly kind: "f"; readonly entries: readonly ChunkEntry[] }
+  | { readonly kind: "d"; readonly entries: readonly DirEntry[] };
 
 const J = 0x6a; // j
 const A = 0x61; // a
+const B = 0x62; // b
+const F = 0x66; // f
+const D = 0x64; // d
 const NL = 0x0a;
+
+export function fileChunksText(entries: readonly ChunkEntry[]): string {
+  return "f" + JSON.stringify(entries) + "\n";
+}
+
+export function dirNodeText(entries: readonly DirEntry[]): string {
+  return "d" + JSON.stringify(entries) + "\n";
+}
+
+/** The raw bytes of a blob node holding `data`. */
+export function blobRaw(data: Uint8Array): Buffer {
+  const out = Buffer.allocUnsafe(data.length + 1);
+  out[0] = B;
+  out.set(data, 1);
+  return out;
+}
 
 export function jsonNodeText(refs: readonly JsonRef[], body: string): string {
   return "j" + (refs.length === 0 ? "[]" : JSON.stringify(refs)) + "\n" + body;
@@ -36,6 +67,7 @@ export function arrayNodeText(entries: readonly ChunkEntry[]): string {
  */
 export function parseNode(hash: Hash, raw: Buffer, trusted = false): TreeNode {
   const kind = raw[0];
+  if (kind === B) return { kind: "b", data: raw.subarray(1) };
   const nl = raw.indexOf(NL);
   if (nl < 0) throw new CorruptObjectError(hash, "it has no header line");
   let header: unknown;
@@ -52,6 +84,12 @@ export function parseNode(hash: Hash, raw: Buffer, trusted = false): TreeNode {
     case A:
       if (!trusted) for (const e of header) if (!isEntry(e)) throw new CorruptObjectError(hash, "it has a malformed chunk entry");
       return { kind: "a", entries: header as ChunkEntry[] };
+    case F:
+      if (!trusted) for (const e of header) if (!isEntry(e)) throw new CorruptObjectError(hash, "it has a malformed chunk entry");
+      return { kind: "f", entries: header as ChunkEntry[] };
+    case D:
+      if (!trusted) for (const e of header) if (!isDirEntry(e)) throw new CorruptObjectError(hash, "it has a malformed directory entry");
+      return { kind: "d", entries: header as DirEntry[] };
     default:
       throw new CorruptObjectError(hash, `unknown object kind ${JSON.stringify(String.fromCharCode(kind ?? 0))}`);
   }
@@ -63,7 +101,12 @@ export function childHashes(node: TreeNode): Hash[] {
     case "j":
       return node.refs.map((r) => r[0]);
     case "a":
+    case "f":
       return node.entries.map((e) => e[0]);
+    case "b":
+      return [];
+    case "d":
+      return node.entries.filter((e) => e[0] !== "").map((e) => e[0]);
   }
 }
 
@@ -83,4 +126,14 @@ function isEntry(e: unknown): boolean {
     Array.isArray(e) && e.length === 2 && typeof e[0] === "string" && HASH.test(e[0]) &&
     typeof e[1] === "number" && Number.isInteger(e[1]) && e[1] >= 0
   );
+}
+
+function isDirEntry(e: unknown): boolean {
+  if (!Array.isArray(e) || e.length < 5 || e.length > 6) return false;
+  const [hash, name, type, mode, size, target] = e as unknown[];
+  if (typeof hash !== "string" || (hash !== "" && !HASH.test(hash))) return false;
+  if (typeof name !== "string" || typeof type !== "string" || !"fldxu".includes(type) || type.length !== 1) return false;
+  if (typeof mode !== "number" || typeof size !== "number" || !Number.isInteger(size) || size < 0) return false;
+  if ((type === "f" || type === "d") && hash === "") return false;
+  return target === undefined || typeof target === "string";
 }

@@ -1,8 +1,8 @@
 // The object layer over a backend: writes value trees (only the objects the store lacks),
 // reads and verifies nodes in batches with a bounded cache, and assembles values.
-import { MissingObjectError } from "../core/errors.js";
+import { CorruptObjectError, MissingObjectError } from "../core/errors.js";
 import type { Backend, StoredObject } from "../backends/backend.js";
-import { pack, unpack } from "./codec.js";
+import { pack, packAsync, unpack } from "./codec.js";
 import type { Hash } from "./hash.js";
 import { childHashes, parseNode, type PathKey, type TreeNode } from "./node.js";
 import { DEFAULT_TREE_PARAMS, encodeTree, type TreeMemo, type TreeParams, type UnchangedHint } from "./value-encoder.js";
@@ -66,9 +66,28 @@ export class ObjectStore {
     return { newBytes, newObjects: missing.length };
   }
 
-  /** Writes raw objects already hashed (import); returns the bytes newly stored. */
-  async putRaw(objects: ReadonlyMap<Hash, Buffer>): Promise<number> {
-    return (await this.#writeFresh(new Map(objects))).newBytes;
+  /**
+   * Stores raw objects already hashed (file blobs, directories) that the store lacks; big
+   * ones are compressed on the thread pool, several at a time. Returns what was written.
+   */
+  async putRaw(objects: ReadonlyMap<Hash, Buffer>): Promise<{ newBytes: number; newObjects: number }> {
+    const wanted = [...objects.keys()].filter((h) => !this.#known.has(h));
+    if (wanted.length === 0) return { newBytes: 0, newObjects: 0 };
+    const present = new Set<Hash>();
+    for (let i = 0; i < wanted.length; i += BATCH) for (const h of await this.#backend.hasObjects(wanted.slice(i, i + BATCH))) present.add(h);
+    const missing = wanted.filter((h) => !present.has(h));
+    const packed = await Promise.all(missing.map(async (hash) => ({ hash, data: await packAsync(objects.get(hash) as Buffer) })));
+    const newBytes = packed.length > 0 ? await this.#backend.putObjects(packed) : 0;
+    for (const h of wanted) this.#known.add(h);
+    return { newBytes, newObjects: packed.length };
+  }
+
+  /** Whether an object is stored (the known set first, then the backend). */
+  async has(hash: Hash): Promise<boolean> {
+    if (this.#known.has(hash)) return true;
+    const found = (await this.#backend.hasObjects([hash])).has(hash);
+    if (found) this.#known.add(hash);
+    return found;
   }
 
   /** Reads, verifies and parses nodes; a hash that is not stored is a MissingObjectError. */
@@ -152,6 +171,7 @@ export function assemble(hash: Hash, nodes: ReadonlyMap<Hash, TreeNode>): unknow
     }
     return out;
   }
+  if (node.kind !== "j") throw new CorruptObjectError(hash, `it is a ${node.kind} node where a JSON value was expected`);
   const value = freshBody(node);
   for (const ref of node.refs) {
     let target = value as Record<PathKey, unknown>;
@@ -239,5 +259,12 @@ export function setOwn(target: Record<PathKey, unknown>, key: PathKey, value: un
 }
 
 function sizeOf(node: TreeNode): number {
-  return node.kind === "j" ? node.body.length + 80 * node.refs.length : 80 * node.entries.length;
+  switch (node.kind) {
+    case "j":
+      return node.body.length + 80 * node.refs.length;
+    case "b":
+      return node.data.length;
+    default:
+      return 80 * node.entries.length;
+  }
 }

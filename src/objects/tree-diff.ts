@@ -1,6 +1,7 @@
 // Structural diff of two stored values. Sub-trees with the same hash are skipped without
 // being read, so two large states that differ in one place cost a few node reads.
 import { diffArrays } from "diff";
+import { CorruptObjectError } from "../core/errors.js";
 import type { Hash } from "./hash.js";
 import type { PathKey, TreeNode } from "./node.js";
 import { assemble, setOwn, type ObjectStore } from "./object-store.js";
@@ -163,7 +164,7 @@ class TreeDiff {
 }
 
 function withLazyChildren(node: TreeNode): unknown {
-  if (node.kind !== "j") throw new Error("withLazyChildren expects a JSON node");
+  if (node.kind !== "j") throw new CorruptObjectError("(in a value tree)", `a ${node.kind} node sits where a JSON value was expected`);
   const value: unknown = JSON.parse(node.body);
   for (const ref of node.refs) {
     let target = value as Record<PathKey, unknown>;

@@ -59,6 +59,7 @@ export interface SetWorkingResult {
 }
 
 interface CheckedOptions {
+  readonly gcEpoch?: number;
   readonly message: string;
   readonly tags: string[];
   readonly trigger: string;
@@ -78,7 +79,14 @@ function checkCheckpointOptions(options: CheckpointOptions): CheckedOptions {
     throw new InvalidArgumentError("checkpoint metadata must be a JSON object");
   }
   JSON.stringify(metadata); // throws early on cycles, before anything is written
-  return { message: options.message ?? "", tags, trigger, metadata, filesRoot: options.filesRoot ?? null };
+  return {
+    message: options.message ?? "",
+    tags,
+    trigger,
+    metadata,
+    filesRoot: options.filesRoot ?? null,
+    ...(options.gcEpoch !== undefined && { gcEpoch: options.gcEpoch }),
+  };
 }
 
 export interface PruneOptions extends RetentionPolicy {
@@ -154,6 +162,9 @@ export class Session {
 
   /** Inserts a checkpoint of `tree` on HEAD's branch and makes it the working state (inside a transaction). */
   async #append(tx: MetaWriter, session: SessionRow, tree: WrittenTree, options: CheckedOptions): Promise<CheckpointRow> {
+    if (options.gcEpoch !== undefined && (await tx.getGcEpoch()) !== options.gcEpoch) {
+      throw new ForgeError("CONFLICT", "a garbage collection ran while the checkpoint's objects were being chosen", { hint: "take it again" });
+    }
     const seq = await tx.allocateSeq(this.id);
     let branch: string;
     let parentId: string | null;

@@ -68,6 +68,20 @@ export class Store {
     return this.#ctx.backend;
   }
 
+  /** The object layer, for domains that store trees of their own (workspace files). */
+  get objects(): ObjectStore {
+    return this.#ctx.objects;
+  }
+
+  /**
+   * The store's gc epoch, read now (forgetting which objects this process believed stored
+   * if a gc ran since). A domain that chooses objects to reuse passes it as
+   * `CheckpointOptions.gcEpoch`, so its checkpoint is refused if a gc ran in between.
+   */
+  gcEpoch(): Promise<number> {
+    return this.#open().syncGcEpoch();
+  }
+
   /** The store's source of time (a ManualClock in tests that span days). */
   get clock(): Clock {
     return this.#ctx.clock;

@@ -12,6 +12,11 @@ export interface CheckpointOptions {
   readonly metadata?: Record<string, unknown>;
   /** Root of a workspace file tree to carry with the state. */
   readonly filesRoot?: string | null;
+  /**
+   * The gc epoch (Store.gcEpoch) under which the caller chose objects the checkpoint points
+   * at (a files tree): if a gc has run since, the checkpoint is refused with CONFLICT.
+   */
+  readonly gcEpoch?: number;
 }
 
 export interface Checkpoint {

@@ -32,7 +32,7 @@ import type {
   StoredObject,
 } from "../backend.js";
 import { MetaModel, type MetaDoc } from "../meta-model.js";
-import { FileLock } from "./file-lock.js";
+import { FileLock } from "../../core/file-lock.js";
 
 const HASH = /^[0-9a-f]{64}$/;
 

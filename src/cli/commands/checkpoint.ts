@@ -10,6 +10,7 @@ import { commaList, run, wholeNumber } from "../command.js";
 import { readJsonInput, UsageError } from "../context.js";
 import { ago, bytes, c, checkpointJson, checkpointLine, localTime, printJson, println, shortId } from "../output.js";
 import { renderTimeline } from "../timeline-graph.js";
+import { openWorkspace } from "./files.js";
 import { isReasoningState } from "../../domains/reasoning/model.js";
 import { printReasoningComparison } from "./reasoning.js";
 
@@ -24,8 +25,10 @@ export function checkpointCommand(): Command {
     .option("-s, --state <file>", "the state as a JSON file, or - for standard input")
     .option("--trigger <name>", "why it was made (default: manual)")
     .option("--metadata <json>", "a JSON object stored with the checkpoint")
+    .option("--files", "also snapshot the workspace's files and tie them to this checkpoint")
+    .option("--root <dir>", "the workspace folder for --files")
     .action(
-      run(async (ctx, message: string, opts: { tags: string[]; state?: string; trigger?: string; metadata?: string }) => {
+      run(async (ctx, message: string, opts: { tags: string[]; state?: string; trigger?: string; metadata?: string; files?: boolean; root?: string }) => {
         const state = opts.state === undefined ? undefined : readJsonInput(opts.state);
         let metadata: Record<string, unknown> | undefined;
         if (opts.metadata !== undefined) {
@@ -36,19 +39,23 @@ export function checkpointCommand(): Command {
           }
         }
         const session = await ctx.session();
+        // The files first: the checkpoint then points at the very tree just recorded.
+        const files = opts.files ? await (await openWorkspace(ctx, { ...(opts.root !== undefined && { root: opts.root }) })).snapshot(message || "with checkpoint") : null;
         const options = {
           message,
           tags: opts.tags,
           ...(opts.trigger !== undefined && { trigger: opts.trigger }),
           ...(metadata !== undefined && { metadata }),
+          ...(files && { filesRoot: files.snapshot.filesRoot }),
         };
         // Without --state, the session's working state (a reasoning board, say) is saved.
         if (state === undefined && !(await session.working())) {
           throw new UsageError(`no state given and session "${session.name}" has no working state: pass --state FILE, or --state - to read standard input`);
         }
         const cp = state === undefined ? await session.checkpointWorking(options) : await session.checkpoint(state, options);
-        if (ctx.json) return printJson(checkpointJson(cp));
+        if (ctx.json) return printJson({ ...checkpointJson(cp), ...(files && { filesSnapshot: checkpointJson(files.snapshot) }) });
         println(`${c.green("saved")} ${checkpointLine(cp)}`);
+        if (files) println(c.dim(`  with files snapshot #${files.snapshot.seq} ${shortId(files.snapshot.id)} (${files.changes.length} file(s) changed since the last)`));
         println(c.dim(`  ${cp.id} · ${bytes(cp.sizes.logicalBytes)} state, ${bytes(cp.sizes.newBytes)} new on disk`));
       }),
     );
@@ -135,16 +142,25 @@ export function checkpointCommand(): Command {
     .argument("<ref>", "the checkpoint to restore")
     .option("--discard-future", "the linear model: delete the checkpoints after it on its branch")
     .option("-o, --output <file>", "write the restored state to this file (else to standard output)")
+    .option("--files", "also bring back the workspace files the checkpoint carries (snapshotting the current ones first)")
+    .option("--root <dir>", "the workspace folder for --files")
     .action(
-      run(async (ctx, ref: string, opts: { discardFuture?: boolean; output?: string }) => {
+      run(async (ctx, ref: string, opts: { discardFuture?: boolean; output?: string; files?: boolean; root?: string }) => {
         const session = await ctx.session();
+        if (opts.files) {
+          // Check before anything moves: a checkpoint without files cannot restore them.
+          const cp = await session.get(ref);
+          if (cp.filesRoot === null) throw new ForgeError("INVALID_ARGUMENT", `checkpoint #${cp.seq} carries no files snapshot`, { hint: "it was not created with --files" });
+        }
         const r = await session.restore(ref, { discardFuture: opts.discardFuture === true });
+        const filesReport = opts.files ? await (await openWorkspace(ctx, { ...(opts.root !== undefined && { root: opts.root }) })).restoreCheckpoint(r.checkpoint) : null;
         if (opts.output !== undefined) writeFileAtomic(opts.output, JSON.stringify(r.state, null, 2) + "\n");
         if (ctx.json) {
           return printJson({
             checkpoint: checkpointJson(r.checkpoint),
             head: r.head,
             discarded: r.discarded.map(checkpointJson),
+            ...(filesReport && { files: { written: filesReport.written, deleted: filesReport.deleted, skipped: filesReport.skipped, safety: filesReport.safety ? checkpointJson(filesReport.safety) : null } }),
             ...(opts.output !== undefined ? { output: resolve(opts.output) } : { state: r.state }),
           });
         }
@@ -156,6 +172,9 @@ export function checkpointCommand(): Command {
             : c.dim(`  HEAD is on ${r.head.branch}`),
         );
         if (r.discarded.length) say(c.red(`  discarded ${r.discarded.length}: ${r.discarded.map((d) => `#${d.seq}`).join(" ")}`));
+        if (filesReport) {
+          say(`  files: ${filesReport.written.length} written, ${filesReport.deleted.length} deleted${filesReport.safety ? `; the files before are snapshot ${shortId(filesReport.safety.id)}` : ""}`);
+        }
         if (opts.output !== undefined) say(c.dim(`  state written to ${opts.output}`));
         else if (isReasoningState(r.state)) say(c.dim("  the reasoning state is back: `forge brief` shows it"));
         else println(JSON.stringify(r.state, null, 2));

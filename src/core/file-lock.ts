@@ -3,7 +3,7 @@
 // crashed process never leaves a store stuck.
 import { closeSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
-import { ForgeError } from "../../core/errors.js";
+import { ForgeError } from "./errors.js";
 
 export interface LockOptions {
   readonly timeoutMs?: number;

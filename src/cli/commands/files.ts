@@ -1,0 +1,254 @@
+// `forge files …` (workspace snapshots) and `forge du`.
+import { resolve } from "node:path";
+import { Command, Option } from "commander";
+import { createTwoFilesPatch } from "diff";
+import { findForgeRoot } from "../../core/config.js";
+import { STRATEGIES, WORKSPACE_SESSION, Workspace, countChanges, type FileChange, type Strategy } from "../../domains/workspace/workspace.js";
+import type { FileInfo } from "../../domains/workspace/file-tree.js";
+import type { Store } from "../../timeline/store.js";
+import { commaList, run, wholeNumber } from "../command.js";
+import { UsageError, type CliContext } from "../context.js";
+import { ago, bytes, c, checkpointJson, printJson, println, shortId } from "../output.js";
+import { progressBar } from "../progress.js";
+
+interface RootOptions {
+  root?: string;
+  filesSession?: string;
+}
+
+/** The workspace root: --root, else the folder holding the nearest .forge, else here. */
+export function workspaceRoot(opts: RootOptions): string {
+  return resolve(opts.root ?? findForgeRoot(process.cwd()) ?? process.cwd());
+}
+
+export async function openWorkspace(ctx: CliContext, opts: RootOptions): Promise<Workspace> {
+  return Workspace.open(await ctx.store(), { root: workspaceRoot(opts), session: opts.filesSession ?? WORKSPACE_SESSION });
+}
+
+function rootOptions(cmd: Command): Command {
+  return cmd
+    .option("--root <dir>", "the workspace folder (default: the folder holding .forge, else the current one)")
+    .option("--files-session <name>", `the session holding the snapshots (default "${WORKSPACE_SESSION}")`);
+}
+
+function changeLine(ch: FileChange, unknown: ReadonlySet<string>): string {
+  const outside = unknown.has(ch.path) || (ch.from !== undefined && unknown.has(ch.from)) ? c.yellow("  (changed outside the agent)") : "";
+  switch (ch.kind) {
+    case "created":
+      return c.green(`A  ${ch.path}`) + outside;
+    case "modified":
+      return c.yellow(`M  ${ch.path}`) + (ch.before && ch.after && ch.before.mode !== ch.after.mode ? c.dim(` (mode ${ch.before.mode.toString(8)} → ${ch.after.mode.toString(8)})`) : "") + outside;
+    case "deleted":
+      return c.red(`D  ${ch.path}`) + outside;
+    case "renamed":
+      return c.cyan(`R  ${ch.from} → ${ch.path}`) + outside;
+  }
+}
+
+function changeJson(ch: FileChange): Record<string, unknown> {
+  const side = (f: FileInfo | null) => (f === null ? null : { type: f.type, mode: f.mode.toString(8), size: f.size, hash: f.hash || null, ...(f.target !== undefined && { target: f.target }) });
+  return { path: ch.path, kind: ch.kind, ...(ch.from !== undefined && { from: ch.from }), before: side(ch.before), after: side(ch.after) };
+}
+
+/** Whether bytes look like text (no NUL in the first 8 KB). */
+function isText(data: Buffer): boolean {
+  return !data.subarray(0, 8192).includes(0);
+}
+
+export function filesCommand(): Command {
+  const files = new Command("files").description("snapshots of the workspace's files: status, diff, restore, and changes made outside the agent");
+
+  rootOptions(files.command("snapshot"))
+    .description("record the workspace's files (everything not ignored) as a snapshot")
+    .argument("[message]", "what this snapshot is", "")
+    .addOption(new Option("--strategy <s>", "what to do with changes made outside the agent").choices(STRATEGIES).default("warn"))
+    .option("-t, --tags <tags>", "comma-separated tags", commaList, [])
+    .action(
+      run(async (ctx, message: string, opts: RootOptions & { strategy: Strategy; tags: string[] }) => {
+        const ws = await openWorkspace(ctx, opts);
+        const bar = progressBar();
+        const r = await ws
+          .snapshot(message, { strategy: opts.strategy, tags: opts.tags, ...(bar.onProgress && { onProgress: bar.onProgress }) })
+          .finally(bar.stop);
+        const counts = countChanges(r.changes);
+        if (ctx.json) {
+          return printJson({
+            ...checkpointJson(r.snapshot),
+            external: r.external ? checkpointJson(r.external) : null,
+            unknown: r.unknown,
+            changes: counts,
+            newBytes: r.newBytes,
+            incomplete: r.incomplete,
+          });
+        }
+        const state = (await ws.session.state(r.snapshot.id)) as { files: number; tooLarge: string[]; unreadable: { path: string; why: string }[] };
+        if (r.external) println(`${c.yellow("external")} ${c.bold(`#${r.external.seq}`)} ${shortId(r.external.id)}: ${r.unknown.length} change(s) made outside the agent, recorded first`);
+        println(
+          `${c.green("snapshot")} ${c.bold(`#${r.snapshot.seq}`)} ${c.yellow(shortId(r.snapshot.id))}: ${state.files} files; ${counts.created} created, ${counts.modified} modified, ${counts.deleted} deleted${counts.renamed ? `, ${counts.renamed} renamed` : ""}; ${bytes(r.newBytes)} new on disk`,
+        );
+        if (r.unknown.length > 0 && !r.external) {
+          process.stderr.write(`forge: warning: ${r.unknown.length} file(s) changed outside the agent since the last snapshot: ${r.unknown.slice(0, 8).join(", ")}${r.unknown.length > 8 ? ", …" : ""}\n`);
+        }
+        for (const p of state.tooLarge) println(c.dim(`  too large, not stored: ${p}`));
+        for (const u of state.unreadable) process.stderr.write(`forge: warning: could not read ${u.path} (${u.why}); the snapshot is incomplete for it\n`);
+      }),
+    );
+
+  rootOptions(files.command("status"))
+    .description("files created, modified and deleted since the last snapshot")
+    .action(
+      run(async (ctx, opts: RootOptions) => {
+        const ws = await openWorkspace(ctx, opts);
+        const s = await ws.status();
+        if (ctx.json) {
+          return printJson({ base: s.base ? checkpointJson(s.base) : null, changes: s.changes.map(changeJson), unknown: s.unknown, tooLarge: s.tooLarge, unreadable: s.unreadable });
+        }
+        println(s.base ? c.dim(`since snapshot #${s.base.seq} ${shortId(s.base.id)} (${ago(s.base.createdAt)})`) : c.dim("no snapshot yet: everything is new"));
+        const unknown = new Set(s.unknown);
+        for (const ch of s.changes) println(changeLine(ch, unknown));
+        if (s.changes.length === 0) println(c.green("no changes"));
+        for (const p of s.tooLarge) println(c.dim(`too large to snapshot: ${p}`));
+        for (const u of s.unreadable) println(c.red(`unreadable: ${u.path} (${u.why})`));
+      }),
+    );
+
+  rootOptions(files.command("diff"))
+    .description("unified diffs between snapshots, or a snapshot and the files on disk (default: the last snapshot and the disk)")
+    .argument("[refs...]", "up to two snapshots (\"working\" names the files on disk), then -- and paths to limit it to")
+    .option("--stat", "counts only")
+    .action(
+      run(async (ctx, args: string[], opts: RootOptions & { stat?: boolean }) => {
+        // commander puts what follows "--" in args too; split refs from paths by the raw argv.
+        const dash = process.argv.indexOf("--");
+        const paths = dash >= 0 ? process.argv.slice(dash + 1) : [];
+        const refs = args.slice(0, args.length - paths.length);
+        if (refs.length > 2) throw new UsageError("give at most two snapshots before --");
+        const ws = await openWorkspace(ctx, opts);
+        const { changes, read } = await ws.diff(refs[0], refs[1], { paths });
+        if (opts.stat) {
+          const counts = countChanges(changes);
+          if (ctx.json) return printJson({ changes: counts, files: changes.map((ch) => ({ path: ch.path, kind: ch.kind })) });
+          for (const ch of changes) println(changeLine(ch, new Set()));
+          return println(`${changes.length} file(s): ${counts.created} created, ${counts.modified} modified, ${counts.deleted} deleted, ${counts.renamed} renamed`);
+        }
+        const out: Record<string, unknown>[] = [];
+        for (const ch of changes) {
+          const entry = changeJson(ch);
+          let patch: string | null = null;
+          let note: string | null = null;
+          if (ch.kind === "renamed" && ch.before?.hash === ch.after?.hash) note = `renamed from ${ch.from}, content unchanged`;
+          else {
+            const before = ch.before?.type === "f" ? await read(ch.before, "before", ch.from ?? ch.path) : ch.before?.type === "l" ? Buffer.from(`→ ${ch.before.target ?? ""}\n`) : Buffer.alloc(0);
+            const after = ch.after?.type === "f" ? await read(ch.after, "after", ch.path) : ch.after?.type === "l" ? Buffer.from(`→ ${ch.after.target ?? ""}\n`) : Buffer.alloc(0);
+            if (!isText(before) || !isText(after)) note = `binary file ${ch.kind} (${before.length} → ${after.length} bytes)`;
+            else if (before.equals(after)) note = ch.before && ch.after && ch.before.mode !== ch.after.mode ? `mode ${ch.before.mode.toString(8)} → ${ch.after.mode.toString(8)}` : "no content change";
+            else {
+              patch = createTwoFilesPatch(
+                ch.kind === "created" ? "/dev/null" : `a/${ch.from ?? ch.path}`,
+                ch.kind === "deleted" ? "/dev/null" : `b/${ch.path}`,
+                before.toString("utf8"),
+                after.toString("utf8"),
+                undefined,
+                undefined,
+                { context: 3 },
+              );
+            }
+          }
+          out.push({ ...entry, patch, note });
+          if (!ctx.json) {
+            if (patch !== null) {
+              for (const line of patch.split("\n").slice(1)) {
+                if (line.startsWith("+") && !line.startsWith("+++")) println(c.green(line));
+                else if (line.startsWith("-") && !line.startsWith("---")) println(c.red(line));
+                else if (line.startsWith("@@")) println(c.cyan(line));
+                else println(line);
+              }
+            } else println(c.bold(`${ch.kind} ${ch.from ? `${ch.from} → ` : ""}${ch.path}: ${note ?? ""}`));
+          }
+        }
+        if (ctx.json) printJson({ changes: out });
+      }),
+    );
+
+  rootOptions(files.command("restore"))
+    .description("bring the files (or only the paths after --) back to a snapshot; the current state is snapshotted first")
+    .argument("<ref>", "the snapshot")
+    .argument("[paths...]", "after --: only these files or folders")
+    .option("--dry-run", "list what would change, change nothing")
+    .action(
+      run(async (ctx, ref: string, paths: string[], opts: RootOptions & { dryRun?: boolean }) => {
+        const ws = await openWorkspace(ctx, opts);
+        const r = await ws.restore(ref, { paths, dryRun: opts.dryRun === true });
+        if (ctx.json) {
+          return printJson({ ...r, safety: r.safety ? checkpointJson(r.safety) : null, restored: r.restored ? checkpointJson(r.restored) : null });
+        }
+        const verb = r.dryRun ? "would" : "did";
+        for (const p of r.written) println(c.green(`${r.dryRun ? "would write" : "wrote"}   ${p}`));
+        for (const p of r.deleted) println(c.red(`${r.dryRun ? "would delete" : "deleted"} ${p}`));
+        for (const s of r.skipped) println(c.dim(`left alone: ${s.path} (${s.why})`));
+        println(`${verb === "would" ? "dry run: " : ""}${r.written.length} written, ${r.deleted.length} deleted`);
+        if (r.safety) println(`the state before the restore is snapshot ${c.bold(`#${r.safety.seq}`)} ${c.yellow(r.safety.id)}: \`forge files restore ${shortId(r.safety.id)}\` undoes this`);
+      }),
+    );
+
+  rootOptions(files.command("log"))
+    .description("snapshots, newest first, with what each added to the store")
+    .option("-n, --limit <n>", "at most N", wholeNumber)
+    .action(
+      run(async (ctx, opts: RootOptions & { limit?: number }) => {
+        const ws = await openWorkspace(ctx, opts);
+        const list = await ws.log(opts.limit);
+        if (ctx.json) return printJson({ snapshots: list.map(checkpointJson) });
+        if (list.length === 0) return println(c.dim("no snapshots yet: `forge files snapshot` takes one"));
+        for (const cp of list) {
+          const added = typeof cp.metadata["fileBytesAdded"] === "number" ? (cp.metadata["fileBytesAdded"] as number) : 0;
+          const tags = cp.tags.length ? c.magenta(` [${cp.tags.join(", ")}]`) : "";
+          println(`${c.bold(`#${cp.seq}`.padEnd(5))} ${c.yellow(shortId(cp.id))}  ${c.dim(ago(cp.createdAt).padEnd(10))}  +${bytes(added + cp.sizes.newBytes).padEnd(9)} ${cp.message}${tags}`);
+        }
+      }),
+    );
+
+  rootOptions(files.command("edit"))
+    .description("record files the agent changed through its own tools, so they are not reported as changed outside it")
+    .argument("<paths...>", "the files")
+    .option("--begin", "the agent is about to change them (any change until --end is its own)")
+    .action(
+      run(async (ctx, paths: string[], opts: RootOptions & { begin?: boolean }) => {
+        const ws = await openWorkspace(ctx, opts);
+        if (opts.begin) await ws.beginEdit(paths);
+        else await ws.endEdit(paths);
+        if (ctx.json) return printJson({ recorded: paths, begin: opts.begin === true });
+        println(`${opts.begin ? "editing" : "recorded"} ${paths.length} path(s)`);
+      }),
+    );
+
+  return files;
+}
+
+export function duCommand(): Command {
+  return new Command("du")
+    .description("what the store holds: objects, bytes, and what each session's checkpoints added; what gc would free")
+    .action(
+      run(async (ctx) => {
+        const store: Store = await ctx.store();
+        let objects = 0;
+        let total = 0;
+        for await (const o of store.backend.listObjects()) {
+          objects++;
+          total += o.size;
+        }
+        const sessions = [];
+        for (const s of await store.listSessions()) {
+          const session = await store.getSession(s.name);
+          const list = await session.list();
+          const added = list.reduce((n, cp) => n + cp.sizes.newBytes + (typeof cp.metadata["fileBytesAdded"] === "number" ? (cp.metadata["fileBytesAdded"] as number) : 0), 0);
+          sessions.push({ name: s.name, kind: s.kind, checkpoints: list.length, bytesAdded: added });
+        }
+        const gc = await store.gc({ dryRun: true, graceMs: 0 });
+        if (ctx.json) return printJson({ store: store.url, objects, bytes: total, sessions, gcWouldFree: { objects: gc.deleted, bytes: gc.bytesFreed } });
+        println(`${store.url}: ${objects} objects, ${bytes(total)}`);
+        for (const s of sessions) println(`  ${c.cyan(s.name.padEnd(24))} ${String(s.checkpoints).padStart(6)} checkpoints  ${bytes(s.bytesAdded).padStart(10)} added`);
+        println(`gc would free ${gc.deleted} objects (${bytes(gc.bytesFreed)})${gc.deleted ? "; run `forge gc`" : ""}`);
+      }),
+    );
+}

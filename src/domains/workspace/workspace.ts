@@ -1,0 +1,604 @@
+// Workspace snapshots: save, compare and restore a directory's files in the object store,
+// and tell the changes made through the agent from those made behind its back.
+//
+// Snapshots are checkpoints of a session of their own ("workspace" by default): the
+// checkpoint's files root is the tree, its state a small summary. So prune, gc, export and
+// the timeline apply to them as to anything else. The last snapshot is the known state;
+// the edit journal (.forge/edits.json) lists what the agent changed since.
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, normalize, sep } from "node:path";
+import { FORGE_DIR } from "../../core/config.js";
+import { ForgeError, InvalidArgumentError } from "../../core/errors.js";
+import { FileLock } from "../../core/file-lock.js";
+import type { ProgressListener } from "../../core/progress.js";
+import type { Hash } from "../../objects/hash.js";
+import type { ObjectStore } from "../../objects/object-store.js";
+import type { Session } from "../../timeline/session.js";
+import type { Store } from "../../timeline/store.js";
+import type { Checkpoint } from "../../timeline/types.js";
+import { buildTree, hashPending, readFileObject, readTree, scanTree, type FileInfo, type Tree } from "./file-tree.js";
+import { IgnoreRules } from "./ignore-rules.js";
+import { StatCache } from "./stat-cache.js";
+
+export const WORKSPACE_SESSION = "workspace";
+export const DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024;
+export const STRATEGIES = ["strict", "warn", "auto-integrate"] as const;
+export type Strategy = (typeof STRATEGIES)[number];
+
+/** The summary a snapshot checkpoint holds as its state. */
+export interface SnapshotState {
+  readonly kind: "forge.files";
+  readonly root: string;
+  readonly files: number;
+  readonly bytes: number;
+  /** Files over the size limit: listed, not stored; restore leaves them alone. */
+  readonly tooLarge: readonly string[];
+  /** Files that could not be read: the snapshot is incomplete for them. */
+  readonly unreadable: readonly { readonly path: string; readonly why: string }[];
+  /** Changes found that were not made through the agent (warn strategy). */
+  readonly unknown: readonly string[];
+  /** This snapshot records only changes made outside the agent (auto-integrate). */
+  readonly external: boolean;
+  /** A snapshot taken before a restore, so the restore can be undone. */
+  readonly safety: boolean;
+}
+
+export interface FileChange {
+  readonly path: string;
+  readonly kind: "created" | "modified" | "deleted" | "renamed";
+  /** For renames: where the content was before. */
+  readonly from?: string;
+  readonly before: FileInfo | null;
+  readonly after: FileInfo | null;
+}
+
+export interface StatusReport {
+  /** The snapshot compared against; null before the first one. */
+  readonly base: Checkpoint | null;
+  readonly changes: readonly FileChange[];
+  /** Changed paths the agent did not record as its own edits. */
+  readonly unknown: readonly string[];
+  readonly tooLarge: readonly string[];
+  readonly unreadable: readonly { readonly path: string; readonly why: string }[];
+}
+
+export interface SnapshotResult {
+  readonly snapshot: Checkpoint;
+  /** With auto-integrate: the snapshot of the outside changes taken first. */
+  readonly external: Checkpoint | null;
+  readonly unknown: readonly string[];
+  readonly changes: readonly FileChange[];
+  /** Stored bytes this snapshot added: file contents, directories and its summary. */
+  readonly newBytes: number;
+  readonly incomplete: boolean;
+}
+
+export interface RestoreReport {
+  /** The snapshot taken first, which undoes this restore; null on a dry run. */
+  readonly safety: Checkpoint | null;
+  /** The snapshot recording the restored tree; null on a dry run. */
+  readonly restored: Checkpoint | null;
+  readonly written: readonly string[];
+  readonly deleted: readonly string[];
+  /** Paths left alone, and why (too large, unreadable). */
+  readonly skipped: readonly { readonly path: string; readonly why: string }[];
+  readonly dryRun: boolean;
+}
+
+export interface WorkspaceOptions {
+  readonly root: string;
+  /** The session holding the snapshots (default "workspace"). */
+  readonly session?: string;
+  readonly maxFileBytes?: number;
+  /** Extra ignore patterns (gitignore syntax). */
+  readonly ignore?: readonly string[];
+  /** Retention applied after a snapshot once there are more than `keepLast` (default 100 snapshots, 30 days). */
+  readonly retention?: { readonly keepLast: number; readonly keepDays: number } | false;
+}
+
+type Journal = Record<string, string>;
+const EDITING = "*";
+
+export class Workspace {
+  readonly root: string;
+  readonly session: Session;
+  readonly #store: Store;
+  readonly #maxFileBytes: number;
+  readonly #extraIgnores: readonly string[];
+  readonly #retention: { keepLast: number; keepDays: number } | false;
+
+  private constructor(store: Store, session: Session, root: string, options: WorkspaceOptions) {
+    this.#store = store;
+    this.session = session;
+    this.root = root;
+    this.#maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+    this.#extraIgnores = options.ignore ?? [];
+    this.#retention = options.retention === undefined ? { keepLast: 100, keepDays: 30 } : options.retention;
+  }
+
+  static async open(store: Store, options: WorkspaceOptions): Promise<Workspace> {
+    const root = normalize(options.root);
+    if (!existsSync(root) || !lstatSync(root).isDirectory()) throw new InvalidArgumentError(`workspace root ${root} is not a directory`);
+    const session = await store.session(options.session ?? WORKSPACE_SESSION, { kind: "workspace" });
+    return new Workspace(store, session, root, options);
+  }
+
+  get #forgeDir(): string {
+    return join(this.root, FORGE_DIR);
+  }
+
+  #cache(): StatCache {
+    return StatCache.load(join(this.#forgeDir, "stat-cache.json"));
+  }
+
+  /** The current tree, hashed (objects written to the store when `store` is true). */
+  async #scan(store: boolean, onProgress?: ProgressListener): Promise<{ tree: Tree; unreadable: Map<string, string>; newBytes: number }> {
+    const cache = this.#cache();
+    const scan = scanTree({ root: this.root, ignore: new IgnoreRules(this.root, this.#extraIgnores), cache, maxFileBytes: this.#maxFileBytes });
+    const { newBytes } = await hashPending(scan, this.root, cache, store ? this.#objects : undefined, onProgress && ((done, total) => onProgress({ phase: "hashing files", done, total })));
+    cache.retain(new Set(scan.tree.files.keys()));
+    cache.save();
+    if (store) await this.#ensureStored(scan.tree);
+    return { tree: scan.tree, unreadable: scan.unreadable, newBytes };
+  }
+
+  get #objects(): ObjectStore {
+    return this.#store.objects;
+  }
+
+  /**
+   * Files whose hash came from the stat cache are assumed stored; make sure they are (a
+   * pruned snapshot and a gc may have removed them): re-read and store any that are not.
+   */
+  async #ensureStored(tree: Tree): Promise<void> {
+    const objects = this.#objects;
+    const missing: string[] = [];
+    for (const [path, f] of tree.files) if (f.type === "f" && !(await objects.has(f.hash))) missing.push(path);
+    if (missing.length === 0) return;
+    const cache = this.#cache();
+    const scan = { tree, pending: missing.map((path) => ({ path, st: { size: -1, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0 }, mode: (tree.files.get(path) as FileInfo).mode })), unreadable: new Map<string, string>() };
+    await hashPending(scan, this.root, cache, objects);
+  }
+
+  /** The last snapshot and its tree; null before the first. */
+  async #base(): Promise<{ checkpoint: Checkpoint; tree: Tree } | null> {
+    const head = (await this.session.head()).checkpoint;
+    if (!head || head.filesRoot === null) return null;
+    return { checkpoint: head, tree: await readTree(this.#objects, head.filesRoot) };
+  }
+
+  /** Created, modified, deleted (and renamed) files since the last snapshot; which were not the agent's. */
+  async status(): Promise<StatusReport> {
+    const base = await this.#base();
+    const { tree, unreadable } = await this.#scan(false);
+    const changes = compareTrees(base?.tree ?? emptyTree(), tree);
+    return {
+      base: base?.checkpoint ?? null,
+      changes,
+      unknown: this.#unknown(changes, tree),
+      tooLarge: [...tree.files].filter(([, f]) => f.type === "x").map(([p]) => p),
+      unreadable: [...unreadable].map(([path, why]) => ({ path, why })),
+    };
+  }
+
+  /** Changed paths not in the edit journal with their current content. */
+  #unknown(changes: readonly FileChange[], tree: Tree): string[] {
+    const journal = this.#readJournal();
+    const out: string[] = [];
+    for (const c of changes) {
+      for (const path of c.kind === "renamed" && c.from !== undefined ? [c.from, c.path] : [c.path]) {
+        const j = journal[path];
+        const now = tree.files.get(path);
+        const mine = j !== undefined && (j === EDITING || j === (now ? fileKey(now) : "deleted"));
+        if (!mine && !out.includes(path)) out.push(path);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Records the tree as a snapshot. Changes not made through the agent are handled by the
+   * strategy: `strict` refuses (UNKNOWN_CHANGES, nothing written to the timeline), `warn`
+   * records them in the snapshot, `auto-integrate` first takes a snapshot of the known
+   * state plus only those changes, labelled as external.
+   */
+  async snapshot(message = "", options: { strategy?: Strategy; tags?: readonly string[]; onProgress?: ProgressListener; safety?: boolean } = {}): Promise<SnapshotResult> {
+    const strategy = options.strategy ?? "warn";
+    if (!(STRATEGIES as readonly string[]).includes(strategy)) throw new InvalidArgumentError(`unknown strategy "${strategy}"`, `use one of ${STRATEGIES.join(", ")}`);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#snapshotOnce(message, strategy, options);
+      } catch (e) {
+        // A gc ran while objects were chosen: take it again, checking every object anew.
+        if (!(e instanceof ForgeError && e.code === "CONFLICT") || attempt >= 3) throw e;
+      }
+    }
+  }
+
+  async #snapshotOnce(message: string, strategy: Strategy, options: { tags?: readonly string[]; onProgress?: ProgressListener; safety?: boolean }): Promise<SnapshotResult> {
+    const epoch = await this.#store.gcEpoch();
+    const base = await this.#base();
+    const { tree, unreadable, newBytes } = await this.#scan(true, options.onProgress);
+    const changes = compareTrees(base?.tree ?? emptyTree(), tree);
+    const unknown = base === null || options.safety ? [] : this.#unknown(changes, tree);
+    if (unknown.length > 0 && strategy === "strict") {
+      throw new ForgeError("UNKNOWN_CHANGES", `${unknown.length} file(s) changed outside the agent since the last snapshot: ${unknown.slice(0, 10).join(", ")}${unknown.length > 10 ? ", …" : ""}`, {
+        hint: "look at them with `forge files diff`; snapshot with --strategy warn or auto-integrate to accept them",
+        data: { unknown },
+      });
+    }
+    let external: Checkpoint | null = null;
+    if (unknown.length > 0 && strategy === "auto-integrate" && base !== null) {
+      // The known state with only the outside changes applied: who changed what, in order.
+      const outside = applyPaths(base.tree, tree, unknown);
+      external = await this.#commit(outside, new Map(), "external changes (made outside the agent)", ["external"], { external: true, unknown, epoch });
+    }
+    const snapshot = await this.#commit(tree, unreadable, message, options.tags ?? [], {
+      unknown: strategy === "warn" ? unknown : [],
+      safety: options.safety === true,
+      epoch,
+      newBytes,
+      changes,
+    });
+    this.#clearJournal();
+    await this.#applyRetention();
+    const added = snapshot.metadata["fileBytesAdded"];
+    return { snapshot, external, unknown, changes, newBytes: (typeof added === "number" ? added : newBytes) + snapshot.sizes.newBytes, incomplete: unreadable.size > 0 };
+  }
+
+  async #commit(
+    tree: Tree,
+    unreadable: Map<string, string>,
+    message: string,
+    tags: readonly string[],
+    extra: { external?: boolean; unknown?: readonly string[]; safety?: boolean; epoch: number; newBytes?: number; changes?: readonly FileChange[] },
+  ): Promise<Checkpoint> {
+    const { root, objects } = buildTree(tree);
+    const dirs = await this.#objects.putRaw(objects);
+    const files = [...tree.files.values()];
+    const state: SnapshotState = {
+      kind: "forge.files",
+      root: this.root,
+      files: files.length,
+      bytes: files.reduce((n, f) => n + f.size, 0),
+      tooLarge: [...tree.files].filter(([, f]) => f.type === "x").map(([p]) => p),
+      unreadable: [...unreadable].map(([path, why]) => ({ path, why })),
+      unknown: extra.unknown ?? [],
+      external: extra.external === true,
+      safety: extra.safety === true,
+    };
+    const allTags = [...tags, ...(unreadable.size > 0 ? ["incomplete"] : []), ...(extra.safety ? ["safety"] : [])];
+    return this.session.checkpoint(state, {
+      message: message || (extra.safety ? "before restore" : "snapshot"),
+      tags: allTags,
+      trigger: extra.external ? "external-changes" : extra.safety ? "pre-restore" : "files",
+      filesRoot: root,
+      gcEpoch: extra.epoch,
+      metadata: {
+        // What the files cost the store: the checkpoint's own sizes count only its summary.
+        fileBytesAdded: (extra.newBytes ?? 0) + dirs.newBytes,
+        ...(extra.changes && { changed: countChanges(extra.changes) }),
+      },
+    });
+  }
+
+  /** Prunes old snapshots once there are more than the retention keeps (the newest always stays). */
+  async #applyRetention(): Promise<void> {
+    if (this.#retention === false) return;
+    const count = await this.#store.backend.meta.countCheckpoints(this.session.id);
+    if (count <= this.#retention.keepLast) return;
+    await this.session.prune({ keepLast: this.#retention.keepLast, keepDays: this.#retention.keepDays });
+  }
+
+  /** The tree a ref names: a snapshot of the workspace session, or "working" for the files on disk. */
+  async treeOf(ref: string): Promise<{ tree: Tree; checkpoint: Checkpoint | null }> {
+    if (ref === "working") return { tree: (await this.#scan(false)).tree, checkpoint: null };
+    const cp = await this.session.get(ref);
+    if (cp.filesRoot === null) throw new InvalidArgumentError(`checkpoint ${cp.id} carries no files snapshot`);
+    return { tree: await readTree(this.#objects, cp.filesRoot), checkpoint: cp };
+  }
+
+  /** The changes between two trees (default: the last snapshot and the files on disk), optionally only under `paths`. */
+  async diff(from?: string, to?: string, options: { paths?: readonly string[] } = {}): Promise<{ changes: FileChange[]; read: (f: FileInfo, side: "before" | "after", path: string) => Promise<Buffer> }> {
+    const a = from === undefined ? ((await this.#base())?.tree ?? emptyTree()) : (await this.treeOf(from)).tree;
+    const bWorking = to === undefined || to === "working";
+    const b = bWorking ? (await this.#scan(false)).tree : (await this.treeOf(to)).tree;
+    const filter = pathFilter(options.paths);
+    const changes = compareTrees(a, b).filter((c) => filter(c.path) || (c.from !== undefined && filter(c.from)));
+    const read = async (f: FileInfo, side: "before" | "after", path: string): Promise<Buffer> => {
+      if (side === "after" && bWorking) return readFileSync(join(this.root, path));
+      return readFileObject(this.#objects, f.hash);
+    };
+    return { changes, read };
+  }
+
+  /**
+   * Brings the files (or only `paths`) back to a snapshot. First snapshots the current
+   * state (so the restore can itself be undone), then rewrites changed files atomically
+   * (temp file + rename), removes files that did not exist then, restores modes and
+   * symlinks, and records the result as a snapshot. Ignored files are never touched, too
+   * large and unreadable files are left alone, and nothing is ever written outside the root:
+   * unsafe names and symlinks pointing outside are refused before anything is written.
+   */
+  async restore(ref: string, options: { paths?: readonly string[]; dryRun?: boolean } = {}): Promise<RestoreReport> {
+    const target = await this.treeOf(ref);
+    if (!target.checkpoint) throw new InvalidArgumentError("restore needs a snapshot, not the working files");
+    return this.#restoreTree(target.tree, target.checkpoint, options);
+  }
+
+  /** Restores the files a checkpoint of any session carries (`forge checkpoint restore --files`). */
+  async restoreCheckpoint(checkpoint: Checkpoint, options: { paths?: readonly string[]; dryRun?: boolean } = {}): Promise<RestoreReport> {
+    if (checkpoint.filesRoot === null) throw new InvalidArgumentError(`checkpoint ${checkpoint.id} carries no files snapshot`, "create checkpoints with --files to carry one");
+    return this.#restoreTree(await readTree(this.#objects, checkpoint.filesRoot), checkpoint, options);
+  }
+
+  async #restoreTree(targetTree: Tree, checkpoint: Checkpoint, options: { paths?: readonly string[]; dryRun?: boolean }): Promise<RestoreReport> {
+    const target = { tree: targetTree, checkpoint };
+    const current = (await this.#scan(false)).tree;
+    const filter = pathFilter(options.paths);
+    const skipped: { path: string; why: string }[] = [];
+    const writes: [string, FileInfo][] = [];
+    const deletes: string[] = [];
+    for (const [path, f] of target.tree.files) {
+      if (!filter(path)) continue;
+      if (f.type === "x" || f.type === "u") {
+        skipped.push({ path, why: f.type === "x" ? "too large to have been stored" : "could not be read when the snapshot was taken" });
+        continue;
+      }
+      if (f.type === "l") this.#checkLink(path, f.target ?? "");
+      const now = current.files.get(path);
+      if (!now || fileKey(now) !== fileKey(f) || now.mode !== f.mode) writes.push([path, f]);
+    }
+    for (const [path, f] of current.files) {
+      if (!filter(path) || target.tree.files.has(path)) continue;
+      if (f.type === "x" || f.type === "u") {
+        skipped.push({ path, why: f.type === "x" ? "too large: left alone" : "unreadable: left alone" });
+        continue;
+      }
+      deletes.push(path);
+    }
+    if (options.dryRun) return { safety: null, restored: null, written: writes.map(([p]) => p), deleted: deletes, skipped, dryRun: true };
+    const safety = (await this.snapshot(`before restoring ${target.checkpoint.id.slice(0, 10)}`, { safety: true })).snapshot;
+    for (const path of deletes) this.#remove(path);
+    for (const dir of [...target.tree.dirs.keys()].filter((d) => d !== "" && filter(d))) this.#ensureDir(dir);
+    for (const [path, f] of writes) await this.#write(path, f);
+    // Directories the target does not have, left empty by the deletions, go too.
+    for (const dir of [...current.dirs.keys()].filter((d) => d !== "" && filter(d) && !target.tree.dirs.has(d)).sort((a, b) => b.length - a.length)) {
+      try {
+        rmdirSync(join(this.root, dir));
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "ENOENT") throw e;
+      }
+    }
+    const restored = (await this.snapshot(`restored ${target.checkpoint.id.slice(0, 10)}${options.paths?.length ? ` (${options.paths.join(", ")})` : ""}`, { strategy: "warn", safety: false, tags: ["restore"] })).snapshot;
+    return { safety, restored, written: writes.map(([p]) => p), deleted: deletes, skipped, dryRun: false };
+  }
+
+  /** A symlink the restore would create must point inside the root. */
+  #checkLink(path: string, target: string): void {
+    const resolved = isAbsolute(target) ? normalize(target) : normalize(join(this.root, dirname(path), target));
+    if (resolved !== this.root && !resolved.startsWith(this.root + sep)) {
+      throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `the snapshot's symlink ${path} points outside the workspace (${target})`, {
+        hint: "nothing was written; restore other paths with -- PATHS",
+      });
+    }
+  }
+
+  /** The absolute path of `path`, after checking every directory on the way is a real one inside the root. */
+  #safePath(path: string): string {
+    const parts = path.split("/");
+    let at = this.root;
+    for (const part of parts.slice(0, -1)) {
+      at = join(at, part);
+      let st;
+      try {
+        st = lstatSync(at);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "ENOENT") return join(this.root, path);
+        throw e;
+      }
+      if (st.isSymbolicLink()) {
+        throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `refusing to write ${path}: ${at} is a symlink, which could lead outside the workspace`, {
+          hint: "remove the symlink or restore other paths",
+        });
+      }
+    }
+    return join(this.root, path);
+  }
+
+  #ensureDir(dir: string): void {
+    const abs = this.#safePath(`${dir}/x`).slice(0, -2);
+    let st;
+    try {
+      st = lstatSync(abs);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+    if (st && !st.isDirectory()) unlinkSync(abs);
+    if (!st || !st.isDirectory()) mkdirSync(abs, { recursive: true });
+  }
+
+  #remove(path: string): void {
+    const abs = this.#safePath(path);
+    try {
+      unlinkSync(abs);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+  }
+
+  async #write(path: string, f: FileInfo): Promise<void> {
+    const abs = this.#safePath(path);
+    mkdirSync(dirname(abs), { recursive: true });
+    let existing;
+    try {
+      existing = lstatSync(abs);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    }
+    if (existing?.isDirectory()) rmSync(abs, { recursive: true });
+    if (f.type === "l") {
+      if (existing && !existing.isDirectory()) unlinkSync(abs);
+      symlinkSync(f.target ?? "", abs);
+      return;
+    }
+    const data = await readFileObject(this.#objects, f.hash);
+    const tmp = `${abs}.forge-${process.pid}.tmp`;
+    writeFileSync(tmp, data, { mode: f.mode });
+    chmodSync(tmp, f.mode);
+    renameSync(tmp, abs);
+  }
+
+  /** Snapshots, newest first, with what each added to the store. */
+  async log(limit?: number): Promise<Checkpoint[]> {
+    return this.session.list({ order: "desc", ...(limit !== undefined && { limit }) });
+  }
+
+  // The edit journal: what the agent changed through its own tools since the last snapshot.
+
+  /** The agent is about to change these paths; until `endEdit`, any change to them is its own. */
+  beginEdit(paths: readonly string[]): Promise<void> {
+    return this.#journal((j) => {
+      for (const p of paths) j[this.#relative(p)] = EDITING;
+    });
+  }
+
+  /** The agent finished changing these paths: their content now is its own. */
+  async endEdit(paths: readonly string[]): Promise<void> {
+    const keys = new Map<string, string>();
+    const cache = this.#cache();
+    for (const p of paths) {
+      const rel = this.#relative(p);
+      const scan = { tree: emptyTree(), pending: [] as { path: string; st: { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number }; mode: number }[], unreadable: new Map<string, string>() };
+      let st;
+      try {
+        st = lstatSync(join(this.root, rel));
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+      }
+      if (!st) {
+        keys.set(rel, "deleted");
+        continue;
+      }
+      if (st.isSymbolicLink()) {
+        keys.set(rel, fileKey({ type: "l", mode: st.mode & 0o777, size: st.size, hash: "", target: readlinkSync(join(this.root, rel)) }));
+        continue;
+      }
+      if (!st.isFile()) continue;
+      scan.pending.push({ path: rel, st: { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, mode: st.mode }, mode: st.mode & 0o777 });
+      await hashPending(scan, this.root, cache, undefined);
+      const f = scan.tree.files.get(rel);
+      if (f) keys.set(rel, fileKey(f));
+    }
+    cache.save();
+    await this.#journal((j) => {
+      for (const [p, k] of keys) j[p] = k;
+    });
+  }
+
+  /** Records paths the agent just changed (`beginEdit` and `endEdit` in one). */
+  recordEdit(paths: readonly string[]): Promise<void> {
+    return this.endEdit(paths);
+  }
+
+  #relative(p: string): string {
+    const abs = isAbsolute(p) ? normalize(p) : normalize(join(this.root, p));
+    if (abs !== this.root && !abs.startsWith(this.root + sep)) throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `${p} is outside the workspace ${this.root}`);
+    return abs.slice(this.root.length + 1).split(sep).join("/");
+  }
+
+  #readJournal(): Journal {
+    try {
+      return JSON.parse(readFileSync(join(this.#forgeDir, "edits.json"), "utf8")) as Journal;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT" || e instanceof SyntaxError) return {};
+      throw e;
+    }
+  }
+
+  async #journal(change: (j: Journal) => void): Promise<void> {
+    mkdirSync(this.#forgeDir, { recursive: true });
+    const lock = new FileLock(join(this.#forgeDir, "edits.lock"));
+    await lock.acquire();
+    try {
+      const j = this.#readJournal();
+      change(j);
+      const tmp = join(this.#forgeDir, `edits.json.${process.pid}.tmp`);
+      writeFileSync(tmp, JSON.stringify(j));
+      renameSync(tmp, join(this.#forgeDir, "edits.json"));
+    } finally {
+      lock.release();
+    }
+  }
+
+  #clearJournal(): void {
+    rmSync(join(this.#forgeDir, "edits.json"), { force: true });
+  }
+}
+
+export function countChanges(changes: readonly FileChange[]): Record<FileChange["kind"], number> {
+  const out = { created: 0, modified: 0, deleted: 0, renamed: 0 };
+  for (const c of changes) out[c.kind]++;
+  return out;
+}
+
+function emptyTree(): Tree {
+  return { files: new Map(), dirs: new Map([["", { mode: 0o755 }]]) };
+}
+
+/** What a file is, for comparison: its content hash, or a symlink's target. */
+function fileKey(f: FileInfo): string {
+  return f.type === "l" ? `l:${f.target ?? ""}` : f.type === "f" ? f.hash : `${f.type}:${f.size}`;
+}
+
+/** The changes from tree `a` to tree `b`; a deleted and a created file with the same content are a rename. */
+export function compareTrees(a: Tree, b: Tree): FileChange[] {
+  const created: FileChange[] = [];
+  const deleted: FileChange[] = [];
+  const out: FileChange[] = [];
+  for (const [path, after] of b.files) {
+    const before = a.files.get(path);
+    if (!before) created.push({ path, kind: "created", before: null, after });
+    else if (fileKey(before) !== fileKey(after) || before.mode !== after.mode) out.push({ path, kind: "modified", before, after });
+  }
+  for (const [path, before] of a.files) if (!b.files.has(path)) deleted.push({ path, kind: "deleted", before, after: null });
+  const goneByKey = new Map<string, FileChange[]>();
+  for (const d of deleted) if (d.before?.type === "f" && d.before.size > 0) goneByKey.set(fileKey(d.before), [...(goneByKey.get(fileKey(d.before)) ?? []), d]);
+  const renamedFrom = new Set<string>();
+  for (const c of created) {
+    const candidates = c.after?.type === "f" && c.after.size > 0 ? goneByKey.get(fileKey(c.after)) : undefined;
+    const from = candidates?.shift();
+    if (from) {
+      renamedFrom.add(from.path);
+      out.push({ path: c.path, kind: "renamed", from: from.path, before: from.before, after: c.after });
+    } else out.push(c);
+  }
+  for (const d of deleted) if (!renamedFrom.has(d.path)) out.push(d);
+  return out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+}
+
+/** `b`'s version of `paths`, `a`'s of everything else. */
+function applyPaths(a: Tree, b: Tree, paths: readonly string[]): Tree {
+  const files = new Map(a.files);
+  const dirs = new Map(a.dirs);
+  for (const p of paths) {
+    const f = b.files.get(p);
+    if (f) files.set(p, f);
+    else files.delete(p);
+  }
+  for (const p of files.keys()) {
+    for (let i = p.indexOf("/"); i >= 0; i = p.indexOf("/", i + 1)) {
+      const d = p.slice(0, i);
+      if (!dirs.has(d)) dirs.set(d, b.dirs.get(d) ?? { mode: 0o755 });
+    }
+  }
+  return { files, dirs };
+}
+
+/** A matcher for "-- PATHS": a path matches a named file or anything under a named folder. */
+function pathFilter(paths: readonly string[] | undefined): (p: string) => boolean {
+  if (!paths || paths.length === 0) return () => true;
+  const norm = paths.map((p) => p.replace(/\\/g, "/").replace(/^\.\//, "").replace(/\/+$/, ""));
+  return (p) => norm.some((n) => n === "" || n === "." || p === n || p.startsWith(`${n}/`));
+}
