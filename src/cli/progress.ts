@@ -1,5 +1,6 @@
 // A progress bar on stderr for work that takes longer than a second, on a terminal only.
-import cliProgress from "cli-progress";
+import { createRequire } from "node:module";
+import type cliProgressType from "cli-progress";
 import type { ProgressEvent, ProgressListener } from "../core/progress.js";
 
 const DELAY_MS = 1000;
@@ -8,11 +9,13 @@ const DELAY_MS = 1000;
 export function progressBar(): { onProgress: ProgressListener | undefined; stop: () => void } {
   if (!process.stderr.isTTY) return { onProgress: undefined, stop: () => undefined };
   const started = Date.now();
-  let bar: cliProgress.SingleBar | undefined;
+  let bar: cliProgressType.SingleBar | undefined;
   let phase = "";
   const onProgress = (e: ProgressEvent) => {
     if (!bar) {
       if (Date.now() - started < DELAY_MS) return;
+      // Loaded only once a bar is due: most commands end within the second.
+      const cliProgress = createRequire(import.meta.url)("cli-progress") as typeof cliProgressType;
       bar = new cliProgress.SingleBar(
         { format: "{phase} [{bar}] {value}/{total}", stream: process.stderr, clearOnComplete: true, hideCursor: true },
         cliProgress.Presets.shades_classic,

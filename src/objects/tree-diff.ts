@@ -1,10 +1,15 @@
 // Structural diff of two stored values. Sub-trees with the same hash are skipped without
 // being read, so two large states that differ in one place cost a few node reads.
-import { diffArrays } from "diff";
+import { createRequire } from "node:module";
+import type * as Diff from "diff";
 import { CorruptObjectError } from "../core/errors.js";
 import type { Hash } from "./hash.js";
 import type { PathKey, TreeNode } from "./node.js";
 import { assemble, setOwn, type ObjectStore } from "./object-store.js";
+
+// jsdiff takes ~40 ms to load; only a compare of two arrays of different lengths needs it.
+let jsdiff: typeof Diff | undefined;
+const loadDiff = () => (jsdiff ??= createRequire(import.meta.url)("diff") as typeof Diff);
 
 export type ChangeKind = "added" | "removed" | "changed";
 
@@ -68,7 +73,7 @@ class TreeDiff {
       for (let i = 0; i < a.length; i++) await this.values(a[i], b[i], [...path, offset + i]);
       return;
     }
-    const parts = diffArrays(a.map(identity), b.map(identity));
+    const parts = loadDiff().diffArrays(a.map(identity), b.map(identity));
     let ia = 0;
     let ib = 0;
     for (let p = 0; p < parts.length; p++) {

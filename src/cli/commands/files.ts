@@ -1,7 +1,8 @@
 // `forge files …` (workspace snapshots) and `forge du`.
 import { resolve } from "node:path";
 import { Command, Option } from "commander";
-import { createTwoFilesPatch } from "diff";
+import { createRequire } from "node:module";
+import type * as Diff from "diff";
 import { findForgeRoot } from "../../core/config.js";
 import { STRATEGIES, WORKSPACE_SESSION, Workspace, countChanges, type FileChange, type Strategy } from "../../domains/workspace/workspace.js";
 import type { FileInfo } from "../../domains/workspace/file-tree.js";
@@ -143,7 +144,7 @@ export function filesCommand(): Command {
             if (!isText(before) || !isText(after)) note = `binary file ${ch.kind} (${before.length} → ${after.length} bytes)`;
             else if (before.equals(after)) note = ch.before && ch.after && ch.before.mode !== ch.after.mode ? `mode ${ch.before.mode.toString(8)} → ${ch.after.mode.toString(8)}` : "no content change";
             else {
-              patch = createTwoFilesPatch(
+              patch = (createRequire(import.meta.url)("diff") as typeof Diff).createTwoFilesPatch(
                 ch.kind === "created" ? "/dev/null" : `a/${ch.from ?? ch.path}`,
                 ch.kind === "deleted" ? "/dev/null" : `b/${ch.path}`,
                 before.toString("utf8"),

@@ -4,7 +4,13 @@
 // .forgeignore beside each in the same syntax, and extra configured patterns.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import ignore, { type Ignore } from "ignore";
+import { createRequire } from "node:module";
+import type { Ignore } from "ignore";
+
+type IgnoreFactory = () => Ignore;
+// Loaded on first use: only commands that walk a workspace need it.
+let factory: IgnoreFactory | undefined;
+const ignore = (): Ignore => (factory ??= createRequire(import.meta.url)("ignore") as IgnoreFactory)();
 
 export const DEFAULT_IGNORES = [".git/", ".forge/", "node_modules/"] as const;
 const FILES = [".gitignore", ".forgeignore"] as const;
