@@ -11,6 +11,13 @@ export const DEFAULT_SESSION = "default";
 export interface ForgeConfigFile {
   /** The store URL `forge init --store` chose for this folder. */
   readonly store?: string;
+  /** Workspace snapshots: extra ignore patterns, the size limit, retention. */
+  readonly workspace?: {
+    readonly ignore?: readonly string[];
+    readonly maxFileBytes?: number;
+    readonly keepLast?: number;
+    readonly keepDays?: number;
+  };
 }
 
 /** The nearest folder at or above `cwd` that holds a .forge folder, if any. */
@@ -31,14 +38,32 @@ export function readConfigFile(root: string): ForgeConfigFile {
   try {
     const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
     if (typeof parsed !== "object" || parsed === null) throw new Error("not a JSON object");
-    const store = (parsed as { store?: unknown }).store;
-    return typeof store === "string" ? { store } : {};
+    const { store, workspace } = parsed as { store?: unknown; workspace?: unknown };
+    if (store !== undefined && typeof store !== "string") throw new Error('"store" is not a string');
+    return { ...(typeof store === "string" && { store }), ...(workspace !== undefined && { workspace: checkWorkspaceConfig(workspace) }) };
   } catch (e) {
     throw new ForgeError("INVALID_ARGUMENT", `cannot read ${path}: ${(e as Error).message}`, {
       hint: "fix or delete the file; `forge init` writes a new one",
       cause: e,
     });
   }
+}
+
+function checkWorkspaceConfig(v: unknown): NonNullable<ForgeConfigFile["workspace"]> {
+  if (typeof v !== "object" || v === null) throw new Error('"workspace" is not an object');
+  const w = v as Record<string, unknown>;
+  const out: { ignore?: string[]; maxFileBytes?: number; keepLast?: number; keepDays?: number } = {};
+  if (w["ignore"] !== undefined) {
+    if (!Array.isArray(w["ignore"]) || !w["ignore"].every((p) => typeof p === "string")) throw new Error('"workspace.ignore" is not a list of patterns');
+    out.ignore = w["ignore"] as string[];
+  }
+  for (const k of ["maxFileBytes", "keepLast", "keepDays"] as const) {
+    const n = w[k];
+    if (n === undefined) continue;
+    if (typeof n !== "number" || !Number.isFinite(n) || n < 0) throw new Error(`"workspace.${k}" is not a number ≥ 0`);
+    out[k] = n;
+  }
+  return out;
 }
 
 /**

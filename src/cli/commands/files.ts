@@ -3,7 +3,7 @@ import { resolve } from "node:path";
 import { Command, Option } from "commander";
 import { createRequire } from "node:module";
 import type * as Diff from "diff";
-import { findForgeRoot } from "../../core/config.js";
+import { findForgeRoot, readConfigFile } from "../../core/config.js";
 import { STRATEGIES, WORKSPACE_SESSION, Workspace, countChanges, type FileChange, type Strategy } from "../../domains/workspace/workspace.js";
 import type { FileInfo } from "../../domains/workspace/file-tree.js";
 import type { Store } from "../../timeline/store.js";
@@ -23,7 +23,16 @@ export function workspaceRoot(opts: RootOptions): string {
 }
 
 export async function openWorkspace(ctx: CliContext, opts: RootOptions): Promise<Workspace> {
-  return Workspace.open(await ctx.store(), { root: workspaceRoot(opts), session: opts.filesSession ?? WORKSPACE_SESSION });
+  const root = workspaceRoot(opts);
+  const forgeRoot = findForgeRoot(root);
+  const cfg = (forgeRoot ? readConfigFile(forgeRoot).workspace : undefined) ?? {};
+  return Workspace.open(await ctx.store(), {
+    root,
+    session: opts.filesSession ?? WORKSPACE_SESSION,
+    ...(cfg.ignore && { ignore: cfg.ignore }),
+    ...(cfg.maxFileBytes !== undefined && { maxFileBytes: cfg.maxFileBytes }),
+    ...((cfg.keepLast !== undefined || cfg.keepDays !== undefined) && { retention: { keepLast: cfg.keepLast ?? 100, keepDays: cfg.keepDays ?? 30 } }),
+  });
 }
 
 function rootOptions(cmd: Command): Command {
