@@ -65,15 +65,19 @@ export function scanTree(options: ScanOptions): Scan {
   const dirs = new Map<string, { mode: number }>();
   const pending: Pending[] = [];
   const unreadable = new Map<string, string>();
-  const walk = (dir: string, mode: number) => {
-    dirs.set(dir, { mode });
+  const walk = (dir: string, mode: number, size: number) => {
     let names: string[];
     try {
       names = readdirSync(dir === "" ? root : join(root, dir));
     } catch (e) {
-      unreadable.set(dir === "" ? "." : dir, (e as NodeJS.ErrnoException).code ?? (e as Error).message);
+      const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      if (dir === "") throw new ForgeError("INVALID_ARGUMENT", `cannot read the workspace folder ${root}: ${why}`);
+      // Recorded as unreadable, not as empty: a restore must leave whatever is in it alone.
+      unreadable.set(dir, why);
+      files.set(dir, { type: "u", mode, size, hash: "" });
       return;
     }
+    dirs.set(dir, { mode });
     names.sort();
     for (const name of names) {
       const path = dir === "" ? name : `${dir}/${name}`;
@@ -90,7 +94,7 @@ export function scanTree(options: ScanOptions): Scan {
       const perm = st.mode & 0o777;
       if (isDir) {
         ignore.enter(path);
-        walk(path, perm);
+        walk(path, perm, st.size);
         ignore.leave(path);
       } else if (st.isSymbolicLink()) {
         let target: string;
@@ -116,7 +120,7 @@ export function scanTree(options: ScanOptions): Scan {
     }
   };
   const rootSt = lstatSync(root);
-  walk("", rootSt.mode & 0o777);
+  walk("", rootSt.mode & 0o777, 0);
   return { tree: { files, dirs }, pending, unreadable };
 }
 

@@ -44,7 +44,8 @@ export class IgnoreRules {
         text = readFileSync(join(this.#root, dir, name), "utf8");
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
-        if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR") continue;
+        // No file, or a folder we cannot read (the walk reports that folder as unreadable).
+        if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR" || code === "EACCES" || code === "EPERM" || code === "ELOOP") continue;
         throw e;
       }
       rules.add(text);

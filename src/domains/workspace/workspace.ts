@@ -5,6 +5,7 @@
 // checkpoint's files root is the tree, its state a small summary. So prune, gc, export and
 // the timeline apply to them as to anything else. The last snapshot is the known state;
 // the edit journal (.forge/edits.json) lists what the agent changed since.
+import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, normalize, sep } from "node:path";
 import { FORGE_DIR } from "../../core/config.js";
@@ -202,7 +203,10 @@ export class Workspace {
    * records them in the snapshot, `auto-integrate` first takes a snapshot of the known
    * state plus only those changes, labelled as external.
    */
-  async snapshot(message = "", options: { strategy?: Strategy; tags?: readonly string[]; onProgress?: ProgressListener; safety?: boolean } = {}): Promise<SnapshotResult> {
+  async snapshot(
+    message = "",
+    options: { strategy?: Strategy; tags?: readonly string[]; onProgress?: ProgressListener; safety?: boolean; trusted?: boolean } = {},
+  ): Promise<SnapshotResult> {
     const strategy = options.strategy ?? "warn";
     if (!(STRATEGIES as readonly string[]).includes(strategy)) throw new InvalidArgumentError(`unknown strategy "${strategy}"`, `use one of ${STRATEGIES.join(", ")}`);
     for (let attempt = 1; ; attempt++) {
@@ -215,12 +219,17 @@ export class Workspace {
     }
   }
 
-  async #snapshotOnce(message: string, strategy: Strategy, options: { tags?: readonly string[]; onProgress?: ProgressListener; safety?: boolean }): Promise<SnapshotResult> {
+  async #snapshotOnce(
+    message: string,
+    strategy: Strategy,
+    options: { tags?: readonly string[]; onProgress?: ProgressListener; safety?: boolean; trusted?: boolean },
+  ): Promise<SnapshotResult> {
     const epoch = await this.#store.gcEpoch();
     const base = await this.#base();
     const { tree, unreadable, newBytes } = await this.#scan(true, options.onProgress);
     const changes = compareTrees(base?.tree ?? emptyTree(), tree);
-    const unknown = base === null || options.safety ? [] : this.#unknown(changes, tree);
+    // A safety snapshot takes things as they are; a restore's own snapshot records the agent's doing.
+    const unknown = base === null || options.safety || options.trusted ? [] : this.#unknown(changes, tree);
     if (unknown.length > 0 && strategy === "strict") {
       throw new ForgeError("UNKNOWN_CHANGES", `${unknown.length} file(s) changed outside the agent since the last snapshot: ${unknown.slice(0, 10).join(", ")}${unknown.length > 10 ? ", …" : ""}`, {
         hint: "look at them with `forge files diff`; snapshot with --strategy warn or auto-integrate to accept them",
@@ -293,7 +302,12 @@ export class Workspace {
   /** The tree a ref names: a snapshot of the workspace session, or "working" for the files on disk. */
   async treeOf(ref: string): Promise<{ tree: Tree; checkpoint: Checkpoint | null }> {
     if (ref === "working") return { tree: (await this.#scan(false)).tree, checkpoint: null };
-    const cp = await this.session.get(ref);
+    const cp = await this.session.get(ref).catch((e: unknown) => {
+      if (e instanceof ForgeError && e.code === "CHECKPOINT_NOT_FOUND") {
+        throw new ForgeError("CHECKPOINT_NOT_FOUND", e.message, { hint: "`forge files log` lists the snapshots" });
+      }
+      throw e;
+    });
     if (cp.filesRoot === null) throw new InvalidArgumentError(`checkpoint ${cp.id} carries no files snapshot`);
     return { tree: await readTree(this.#objects, cp.filesRoot), checkpoint: cp };
   }
@@ -339,19 +353,33 @@ export class Workspace {
     const skipped: { path: string; why: string }[] = [];
     const writes: [string, FileInfo][] = [];
     const deletes: string[] = [];
+    // Paths the snapshot could not read (files or whole folders): everything at or under them stays.
+    const unreadableThen = [...target.tree.files].filter(([, f]) => f.type === "u").map(([p]) => p);
+    const underUnreadable = (p: string) => unreadableThen.some((u) => p === u || p.startsWith(`${u}/`));
+    const ignoredNow = this.#ignoredNow();
     for (const [path, f] of target.tree.files) {
       if (!filter(path)) continue;
       if (f.type === "x" || f.type === "u") {
         skipped.push({ path, why: f.type === "x" ? "too large to have been stored" : "could not be read when the snapshot was taken" });
         continue;
       }
-      if (f.type === "l") this.#checkLink(path, f.target ?? "");
       const now = current.files.get(path);
-      if (!now || fileKey(now) !== fileKey(f) || now.mode !== f.mode) writes.push([path, f]);
+      if (now && fileKey(now) === fileKey(f) && now.mode === f.mode) continue;
+      // What the walk cannot see or could not store must not be overwritten: its content is nowhere else.
+      if (now?.type === "x" || now?.type === "u") {
+        skipped.push({ path, why: now.type === "x" ? "too large now: left alone" : "unreadable now: left alone" });
+        continue;
+      }
+      if (!now && ignoredNow(path)) {
+        skipped.push({ path, why: "ignored now: left alone" });
+        continue;
+      }
+      if (f.type === "l") this.#checkLink(path, f.target ?? "");
+      writes.push([path, f]);
     }
     for (const [path, f] of current.files) {
       if (!filter(path) || target.tree.files.has(path)) continue;
-      if (f.type === "x" || f.type === "u") {
+      if (f.type === "x" || f.type === "u" || underUnreadable(path)) {
         skipped.push({ path, why: f.type === "x" ? "too large: left alone" : "unreadable: left alone" });
         continue;
       }
@@ -360,19 +388,53 @@ export class Workspace {
     if (options.dryRun) return { safety: null, restored: null, written: writes.map(([p]) => p), deleted: deletes, skipped, dryRun: true };
     const safety = (await this.snapshot(`before restoring ${target.checkpoint.id.slice(0, 10)}`, { safety: true })).snapshot;
     for (const path of deletes) this.#remove(path);
-    for (const dir of [...target.tree.dirs.keys()].filter((d) => d !== "" && filter(d))) this.#ensureDir(dir);
-    for (const [path, f] of writes) await this.#write(path, f);
+    const dirs = [...target.tree.dirs.keys()].filter((d) => d !== "" && filter(d) && !underUnreadable(d) && !ignoredNow(d, true));
+    for (const dir of dirs) this.#ensureDir(dir);
+    const written: string[] = [];
+    for (const [path, f] of writes) {
+      const why = await this.#write(path, f);
+      if (why === null) written.push(path);
+      else skipped.push({ path, why });
+    }
     // Directories the target does not have, left empty by the deletions, go too.
-    for (const dir of [...current.dirs.keys()].filter((d) => d !== "" && filter(d) && !target.tree.dirs.has(d)).sort((a, b) => b.length - a.length)) {
+    for (const dir of [...current.dirs.keys()].filter((d) => d !== "" && filter(d) && !target.tree.dirs.has(d) && !target.tree.files.has(d)).sort((a, b) => b.length - a.length)) {
       try {
         rmdirSync(join(this.root, dir));
       } catch (e) {
         const code = (e as NodeJS.ErrnoException).code;
-        if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "ENOENT") throw e;
+        if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "ENOENT" && code !== "ENOTDIR") throw e;
       }
     }
-    const restored = (await this.snapshot(`restored ${target.checkpoint.id.slice(0, 10)}${options.paths?.length ? ` (${options.paths.join(", ")})` : ""}`, { strategy: "warn", safety: false, tags: ["restore"] })).snapshot;
-    return { safety, restored, written: writes.map(([p]) => p), deleted: deletes, skipped, dryRun: false };
+    // Folder modes last, deepest first: a folder made read-only must not stop writes below it.
+    for (const dir of dirs.sort((a, b) => b.length - a.length)) {
+      const mode = target.tree.dirs.get(dir)?.mode;
+      if (mode !== undefined) chmodSync(join(this.root, dir), mode & 0o777);
+    }
+    // The restore is the agent's own change: its snapshot has no unknown changes.
+    const restored = (await this.snapshot(`restored ${target.checkpoint.id.slice(0, 10)}${options.paths?.length ? ` (${options.paths.join(", ")})` : ""}`, { trusted: true, tags: ["restore"] })).snapshot;
+    return { safety, restored, written, deleted: deletes, skipped, dryRun: false };
+  }
+
+  /** Whether a path is ignored by the rules on disk now (for paths the walk did not see). */
+  #ignoredNow(): (path: string, isDir?: boolean) => boolean {
+    return (path, isDir = false) => {
+      const rules = new IgnoreRules(this.root, this.#extraIgnores);
+      const parts = path.split("/");
+      for (let i = 1; i < parts.length; i++) {
+        const dir = parts.slice(0, i).join("/");
+        if (rules.ignores(dir, true)) return true;
+        // Rules are read only from real folders: never through a symlink or a file.
+        let st;
+        try {
+          st = lstatSync(join(this.root, dir));
+        } catch {
+          break;
+        }
+        if (!st.isDirectory()) break;
+        rules.enter(dir);
+      }
+      return rules.ignores(path, isDir);
+    };
   }
 
   /** A symlink the restore would create must point inside the root. */
@@ -428,7 +490,8 @@ export class Workspace {
     }
   }
 
-  async #write(path: string, f: FileInfo): Promise<void> {
+  /** Writes one file or symlink; returns why it was left alone, or null when written. */
+  async #write(path: string, f: FileInfo): Promise<string | null> {
     const abs = this.#safePath(path);
     mkdirSync(dirname(abs), { recursive: true });
     let existing;
@@ -437,17 +500,28 @@ export class Workspace {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
     }
-    if (existing?.isDirectory()) rmSync(abs, { recursive: true });
+    if (existing?.isDirectory()) {
+      // A folder where the snapshot has a file: remove it only if nothing (ignored or not) is left in it.
+      try {
+        rmdirSync(abs);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === "ENOTEMPTY" || (e as NodeJS.ErrnoException).code === "EEXIST") return "a folder with ignored content is in the way: left alone";
+        throw e;
+      }
+    }
     if (f.type === "l") {
       if (existing && !existing.isDirectory()) unlinkSync(abs);
       symlinkSync(f.target ?? "", abs);
-      return;
+      return null;
     }
     const data = await readFileObject(this.#objects, f.hash);
-    const tmp = `${abs}.forge-${process.pid}.tmp`;
-    writeFileSync(tmp, data, { mode: f.mode });
-    chmodSync(tmp, f.mode);
+    // A short random name created exclusively: never follows a planted symlink, never too long.
+    const tmp = join(dirname(abs), `.forge-${randomBytes(6).toString("hex")}.tmp`);
+    const mode = f.mode & 0o777; // never setuid/setgid/sticky from a snapshot
+    writeFileSync(tmp, data, { mode, flag: "wx" });
+    chmodSync(tmp, mode);
     renameSync(tmp, abs);
+    return null;
   }
 
   /** Snapshots, newest first, with what each added to the store. */

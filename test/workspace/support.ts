@@ -1,0 +1,215 @@
+// Shared set-up for the workspace-snapshot tests: a real folder in a temp directory with a
+// real SQLite store in its .forge/, an independent walker to compare trees byte for byte,
+// and a runner for the `forge` command as a real child process.
+import { execFileSync, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { expect, onTestFinished } from "vitest";
+import { openStore, type Store } from "../../src/index.js";
+import { Workspace, type SnapshotState, type WorkspaceOptions } from "../../src/domains/workspace/workspace.js";
+import { makeTempDir, type TempDir } from "../support/temp.js";
+
+export const BIN = resolve(__dirname, "..", "..", "bin", "forge.js");
+
+/** A temp folder removed when the test finishes (modes are opened up first, so 000 folders go too). */
+export function tempDir(label: string): TempDir {
+  const dir = makeTempDir(label);
+  onTestFinished(() => {
+    openUp(dir.path);
+    dir.remove();
+  });
+  return dir;
+}
+
+/** Gives every folder under `path` rwx for its owner, so the tree can be removed. */
+function openUp(path: string): void {
+  let st;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return;
+  }
+  if (!st.isDirectory()) return;
+  try {
+    chmodSync(path, 0o700 | (st.mode & 0o777));
+  } catch {
+    return;
+  }
+  for (const name of readdirSync(path)) openUp(join(path, name));
+}
+
+export interface Bench {
+  /** The temp folder holding the workspace (and room for things "outside" it). */
+  readonly parent: string;
+  /** The workspace root: parent/ws. */
+  readonly root: string;
+  readonly url: string;
+  readonly store: Store;
+  readonly ws: Workspace;
+  /** Another Workspace on the same root and store, with other options. */
+  open(options?: Omit<WorkspaceOptions, "root">): Promise<Workspace>;
+  /** The summary a snapshot checkpoint holds. */
+  state(id: string): Promise<SnapshotState>;
+}
+
+/** A workspace at <temp>/ws with a SQLite store at <temp>/ws/.forge/forge.db; retention off. */
+export async function workspaceBench(options: Omit<WorkspaceOptions, "root"> = {}): Promise<Bench> {
+  const dir = tempDir("workspace");
+  const parent = realpathSync(dir.path);
+  const root = join(parent, "ws");
+  mkdirSync(root);
+  const url = `sqlite:${root}/.forge/forge.db`;
+  const store = await openStore(url);
+  onTestFinished(() => store.close());
+  const open = (more: Omit<WorkspaceOptions, "root"> = {}) => Workspace.open(store, { retention: false, ...options, ...more, root });
+  const ws = await open();
+  return { parent, root, url, store, ws, open, state: async (id) => (await ws.session.state(id)) as SnapshotState };
+}
+
+/** Writes a file (making its folders), optionally with a mode. */
+export function put(root: string, path: string, data: string | Uint8Array, mode?: number): void {
+  const abs = join(root, path);
+  mkdirSync(dirname(abs), { recursive: true });
+  writeFileSync(abs, data);
+  if (mode !== undefined) chmodSync(abs, mode);
+}
+
+export function read(root: string, path: string): string {
+  return readFileSync(join(root, path), "utf8");
+}
+
+/** Deterministic pseudo-random bytes (xorshift32), so failures repeat. */
+export function noise(length: number, seed: number): Buffer {
+  const out = Buffer.allocUnsafe(length);
+  let x = seed >>> 0 || 1;
+  for (let i = 0; i < length; i++) {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    out[i] = x & 0xff;
+  }
+  return out;
+}
+
+export type WalkEntry =
+  | { readonly type: "file"; readonly mode: string; readonly size: number; readonly sha256: string }
+  | { readonly type: "dir"; readonly mode: string }
+  | { readonly type: "symlink"; readonly target: string }
+  | { readonly type: "other" };
+
+/**
+ * An independent walk of `root` (no Forge code): every path with its type, permission bits
+ * (octal), content hash and size, or symlink target. Symlinks are not followed. Paths for
+ * which `skip` is true (and everything under them) are left out.
+ */
+export function walkTree(root: string, skip: (path: string) => boolean = (p) => p === ".forge"): Record<string, WalkEntry> {
+  const out: Record<string, WalkEntry> = {};
+  const visit = (rel: string) => {
+    for (const name of readdirSync(rel === "" ? root : join(root, rel)).sort()) {
+      const path = rel === "" ? name : `${rel}/${name}`;
+      if (skip(path)) continue;
+      const abs = join(root, path);
+      const st = lstatSync(abs);
+      if (st.isSymbolicLink()) out[path] = { type: "symlink", target: readlinkSync(abs) };
+      else if (st.isDirectory()) {
+        out[path] = { type: "dir", mode: (st.mode & 0o777).toString(8) };
+        visit(path);
+      } else if (st.isFile()) {
+        const data = readFileSync(abs);
+        out[path] = { type: "file", mode: (st.mode & 0o777).toString(8), size: data.length, sha256: createHash("sha256").update(data).digest("hex") };
+      } else out[path] = { type: "other" };
+    }
+  };
+  visit("");
+  return out;
+}
+
+/** Every byte of every file under `dir` (for "untouched" checks), keyed by path, with inode numbers. */
+export function fingerprint(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const visit = (rel: string) => {
+    const abs = rel === "" ? dir : join(dir, rel);
+    const st = lstatSync(abs);
+    const key = rel === "" ? "." : rel;
+    if (st.isSymbolicLink()) out[key] = `link ${readlinkSync(abs)} ino ${st.ino}`;
+    else if (st.isDirectory()) {
+      out[key] = `dir ${(st.mode & 0o7777).toString(8)} ino ${st.ino}`;
+      for (const name of readdirSync(abs).sort()) visit(rel === "" ? name : `${rel}/${name}`);
+    } else out[key] = `file ${(st.mode & 0o7777).toString(8)} ino ${st.ino} ${createHash("sha256").update(readFileSync(abs)).digest("hex")}`;
+  };
+  visit("");
+  return out;
+}
+
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: "Forge Test",
+  GIT_AUTHOR_EMAIL: "forge@example.invalid",
+  GIT_COMMITTER_NAME: "Forge Test",
+  GIT_COMMITTER_EMAIL: "forge@example.invalid",
+  GIT_CONFIG_NOSYSTEM: "1",
+  GIT_CONFIG_GLOBAL: "/dev/null",
+};
+
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, { cwd, env: GIT_ENV, encoding: "utf8" });
+}
+
+// The CLI.
+
+export interface Run {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface RunAs {
+  readonly uid: number;
+  readonly gid: number;
+}
+
+/** Runs `forge ARGS` in `cwd` as a real process (optionally as another user). */
+export function forge(cwd: string, args: readonly string[], as?: RunAs): Run {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    cwd,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, NO_COLOR: "1", FORGE_STORE: "", FORGE_SESSION: "", FORGE_DEBUG: "" },
+    ...(as && { uid: as.uid, gid: as.gid }),
+  });
+  if (r.error) throw r.error;
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** Parses a command's --json output, expecting exit 0 and nothing on stderr. */
+export function json<T>(r: Run): T {
+  expect(r.stderr, r.stdout).toBe("");
+  expect(r.code).toBe(0);
+  return JSON.parse(r.stdout) as T;
+}
+
+/** A command that succeeded (exit 0, nothing on stderr); returns its stdout. */
+export function ok(r: Run): string {
+  expect(r.stderr, r.stdout).toBe("");
+  expect(r.code).toBe(0);
+  return r.stdout;
+}
+
+/** A failed command: its exit code, one `forge: …` message on stderr, no stack trace. */
+export function fails(r: Run, code: number, message: RegExp): void {
+  expect(r.code, `stdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(code);
+  expect(r.stderr).toMatch(/^forge: /);
+  expect(r.stderr).toMatch(message);
+  expect(r.stderr).not.toMatch(/^\s+at .+[:(]/m);
+  expect(r.stderr).not.toMatch(/internal error/);
+}
+
+/** The id of a user with no special rights, for checks root would pass anyway ("nobody"). */
+export function unprivilegedUser(): RunAs {
+  const uid = Number(execFileSync("id", ["-u", "nobody"], { encoding: "utf8" }).trim());
+  const gid = Number(execFileSync("id", ["-g", "nobody"], { encoding: "utf8" }).trim());
+  return { uid, gid };
+}
