@@ -2,7 +2,8 @@
 // reads and verifies nodes in batches with a bounded cache, and assembles values.
 import { CorruptObjectError, MissingObjectError } from "../core/errors.js";
 import type { Backend, StoredObject } from "../backends/backend.js";
-import { pack, packAsync, unpack } from "./codec.js";
+import { pack, unpack, type Effort } from "./codec.js";
+import { packMany } from "./compress-pool.js";
 import type { Hash } from "./hash.js";
 import { childHashes, parseNode, type PathKey, type TreeNode } from "./node.js";
 import { DEFAULT_TREE_PARAMS, encodeTree, type TreeMemo, type TreeParams, type UnchangedHint } from "./value-encoder.js";
@@ -70,16 +71,34 @@ export class ObjectStore {
    * Stores raw objects already hashed (file blobs, directories) that the store lacks; big
    * ones are compressed on the thread pool, several at a time. Returns what was written.
    */
-  async putRaw(objects: ReadonlyMap<Hash, Buffer>): Promise<{ newBytes: number; newObjects: number }> {
+  async putRaw(objects: ReadonlyMap<Hash, Buffer>, effort: Effort = "best"): Promise<{ newBytes: number; newObjects: number }> {
     const wanted = [...objects.keys()].filter((h) => !this.#known.has(h));
     if (wanted.length === 0) return { newBytes: 0, newObjects: 0 };
     const present = new Set<Hash>();
     for (let i = 0; i < wanted.length; i += BATCH) for (const h of await this.#backend.hasObjects(wanted.slice(i, i + BATCH))) present.add(h);
     const missing = wanted.filter((h) => !present.has(h));
-    const packed = await Promise.all(missing.map(async (hash) => ({ hash, data: await packAsync(objects.get(hash) as Buffer) })));
+    const data = await packMany(missing.map((hash) => objects.get(hash) as Buffer), effort);
+    const packed = missing.map((hash, i) => ({ hash, data: data[i] as Uint8Array }));
     const newBytes = packed.length > 0 ? await this.#backend.putObjects(packed) : 0;
     for (const h of wanted) this.#known.add(h);
     return { newBytes, newObjects: packed.length };
+  }
+
+  /** Which of `hashes` are stored (the known set first, then the backend in batches). */
+  async hasMany(hashes: readonly Hash[]): Promise<Set<Hash>> {
+    const out = new Set<Hash>();
+    const ask: Hash[] = [];
+    for (const h of hashes) {
+      if (this.#known.has(h)) out.add(h);
+      else ask.push(h);
+    }
+    for (let i = 0; i < ask.length; i += BATCH) {
+      for (const h of await this.#backend.hasObjects(ask.slice(i, i + BATCH))) {
+        out.add(h);
+        this.#known.add(h);
+      }
+    }
+    return out;
   }
 
   /** Whether an object is stored (the known set first, then the backend). */

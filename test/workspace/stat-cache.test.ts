@@ -1,12 +1,12 @@
 // The stat cache and git's racy-timestamp rule, built deterministically: the cache file is
 // written by hand with the exact stat a file has, so only the write time decides whether
 // the cached hash is trusted.
-import { readFileSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { hashPending, scanTree, fileObjects } from "../../src/domains/workspace/file-tree.js";
 import { IgnoreRules } from "../../src/domains/workspace/ignore-rules.js";
-import { StatCache } from "../../src/domains/workspace/stat-cache.js";
+import { StatCache, readCacheFile, writeCacheFile } from "../../src/domains/workspace/stat-cache.js";
 import { put, tempDir, workspaceBench } from "./support.js";
 
 type Entry = [number, number, number, number, number, string];
@@ -16,14 +16,16 @@ interface CacheDoc {
   entries: Record<string, Entry>;
 }
 
-const cacheFile = (root: string) => join(root, ".forge", "stat-cache.json");
+const cacheFile = (root: string) => join(root, ".forge", "stat-cache.bin");
 
 function readCache(root: string): CacheDoc {
-  return JSON.parse(readFileSync(cacheFile(root), "utf8")) as CacheDoc;
+  const doc = readCacheFile(cacheFile(root));
+  if (!doc) throw new Error("no stat cache written");
+  return { version: 1, writtenAt: doc.writtenAt, entries: Object.fromEntries(doc.entries) };
 }
 
 function writeCache(root: string, doc: CacheDoc): void {
-  writeFileSync(cacheFile(root), JSON.stringify(doc));
+  writeCacheFile(cacheFile(root), doc.writtenAt, new Map(Object.entries(doc.entries)));
 }
 
 /** The cache entry a file's current stat would have, holding `hash`. */
@@ -92,7 +94,7 @@ describe("stat cache", () => {
     put(root, "fresh.txt", "fresh content");
     const old = join(root, "old.txt");
     utimesSync(old, HOUR_AGO_S, HOUR_AGO_S);
-    const path = join(root, ".forge", "stat-cache.json");
+    const path = join(root, ".forge", "stat-cache.bin");
     const scan = (cache: StatCache) => scanTree({ root, ignore: new IgnoreRules(root), cache, maxFileBytes: 1 << 20 });
 
     const cache1 = StatCache.load(path);
@@ -108,9 +110,11 @@ describe("stat cache", () => {
     expect(second.tree.files.get("old.txt")?.hash).toBe(fileObjects(Buffer.from("old content")).hash);
 
     // Proof that old.txt's bytes are not read: a bogus cached hash comes straight back.
-    const doc = JSON.parse(readFileSync(path, "utf8")) as CacheDoc;
+    const doc = readCacheFile(path);
+    if (!doc) throw new Error("no stat cache written");
     const bogus = "0".repeat(64);
-    writeFileSync(path, JSON.stringify({ ...doc, entries: { ...doc.entries, "old.txt": entryFor(old, bogus) } }));
+    doc.entries.set("old.txt", entryFor(old, bogus));
+    writeCacheFile(path, doc.writtenAt, doc.entries);
     const third = scan(StatCache.load(path));
     expect(third.tree.files.get("old.txt")?.hash).toBe(bogus);
     expect(third.pending.map((p) => p.path)).toEqual(["fresh.txt"]);
@@ -127,7 +131,7 @@ describe("stat cache", () => {
     const { root, ws } = await workspaceBench();
     put(root, "a.txt", "a");
     await ws.snapshot("one");
-    writeFileSync(cacheFile(root), "{ not json");
+    writeFileSync(cacheFile(root), "FSC1 and then nonsense");
     put(root, "a.txt", "b");
     expect((await ws.status()).changes.map((c) => `${c.kind} ${c.path}`)).toEqual(["modified a.txt"]);
   });

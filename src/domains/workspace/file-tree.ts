@@ -78,12 +78,14 @@ export function scanTree(options: ScanOptions): Scan {
       return;
     }
     dirs.set(dir, { mode });
+    if (dir !== "") ignore.enter(dir, names);
     names.sort();
+    const base = dir === "" ? `${root}/` : `${root}/${dir}/`;
     for (const name of names) {
       const path = dir === "" ? name : `${dir}/${name}`;
       let st: Stats;
       try {
-        st = lstatSync(join(root, path));
+        st = lstatSync(base + name);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === "ENOENT") continue; // removed while we walked
         unreadable.set(path, (e as NodeJS.ErrnoException).code ?? (e as Error).message);
@@ -93,13 +95,12 @@ export function scanTree(options: ScanOptions): Scan {
       if (ignore.ignores(path, isDir)) continue;
       const perm = st.mode & 0o777;
       if (isDir) {
-        ignore.enter(path);
         walk(path, perm, st.size);
         ignore.leave(path);
       } else if (st.isSymbolicLink()) {
         let target: string;
         try {
-          target = readlinkSync(join(root, path));
+          target = readlinkSync(base + name);
         } catch (e) {
           unreadable.set(path, (e as NodeJS.ErrnoException).code ?? (e as Error).message);
           files.set(path, { type: "u", mode: perm, size: st.size, hash: "" });
@@ -164,11 +165,19 @@ export async function hashPending(
   let newObjects = 0;
   let batch = new Map<Hash, Buffer>();
   let batchBytes = 0;
+  // Batches are compressed (on the thread pool) and stored while the next one is read and
+  // hashed; at most two are in flight, so memory stays bounded.
+  const inFlight: Promise<void>[] = [];
   const flush = async () => {
     if (store && batch.size > 0) {
-      const w = await store.putRaw(batch);
-      newBytes += w.newBytes;
-      newObjects += w.newObjects;
+      const full = batch;
+      inFlight.push(
+        store.putRaw(full, "fast").then((w) => {
+          newBytes += w.newBytes;
+          newObjects += w.newObjects;
+        }),
+      );
+      if (inFlight.length >= 2) await inFlight.shift();
     }
     batch = new Map();
     batchBytes = 0;
@@ -194,11 +203,12 @@ export async function hashPending(
         batch.set(h, raw);
         batchBytes += raw.length;
       }
-      if (batchBytes > 16 * 1024 * 1024 || batch.size > 2000) await flush();
+      if (batchBytes > 8 * 1024 * 1024 || batch.size > 1000) await flush();
     }
     onProgress?.(++done, scan.pending.length);
   }
   await flush();
+  await Promise.all(inFlight);
   return { newBytes, newObjects };
 }
 

@@ -23,22 +23,24 @@ interface Level {
 
 export class IgnoreRules {
   readonly #root: string;
-  /** Rules of the directories from the root down to the one being walked. */
+  /** Rules of the directories from the root down to the one being walked (extra patterns first). */
   readonly #levels: Level[] = [];
 
   constructor(root: string, extra: readonly string[] = []) {
     this.#root = root;
-    const base = ignore().add([...DEFAULT_IGNORES]);
-    if (extra.length > 0) base.add([...extra]);
-    this.#levels.push({ prefix: "", rules: base });
+    if (extra.length > 0) this.#levels.push({ prefix: "", rules: ignore().add([...extra]) });
     this.enter("");
   }
 
-  /** Loads the ignore files of directory `dir` (relative, "" for the root) as the walk enters it. */
-  enter(dir: string): void {
-    const rules = ignore();
-    let found = false;
+  /**
+   * Loads the ignore files of directory `dir` (relative, "" for the root) as the walk enters
+   * it. `names`, the folder's listing when the caller has it, saves trying to read files
+   * that are not there.
+   */
+  enter(dir: string, names?: readonly string[]): void {
+    let rules: Ignore | undefined;
     for (const name of FILES) {
+      if (names !== undefined && !names.includes(name)) continue;
       let text: string;
       try {
         text = readFileSync(join(this.#root, dir, name), "utf8");
@@ -48,20 +50,25 @@ export class IgnoreRules {
         if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR" || code === "EACCES" || code === "EPERM" || code === "ELOOP") continue;
         throw e;
       }
-      rules.add(text);
-      found = true;
+      (rules ??= ignore()).add(text);
     }
-    if (found) this.#levels.push({ prefix: dir === "" ? "" : `${dir}/`, rules });
+    if (rules) this.#levels.push({ prefix: dir === "" ? "" : `${dir}/`, rules });
   }
 
   /** Drops the rules of directories the walk has left (call with the directory being left). */
   leave(dir: string): void {
-    const prefix = dir === "" ? "" : `${dir}/`;
-    while (this.#levels.length > 1 && (this.#levels[this.#levels.length - 1] as Level).prefix === prefix) this.#levels.pop();
+    if (dir === "") return;
+    const prefix = `${dir}/`;
+    while (this.#levels.length > 0 && (this.#levels[this.#levels.length - 1] as Level).prefix === prefix) this.#levels.pop();
   }
 
   /** Whether the walk should skip `path` (relative, "/"-separated; `isDir` for directories). */
   ignores(path: string, isDir: boolean): boolean {
+    // The defaults are folder names anywhere: a cheap test before any pattern matching.
+    if (isDir) {
+      const slash = path.lastIndexOf("/");
+      if (DEFAULT_NAMES.has(slash < 0 ? path : path.slice(slash + 1))) return true;
+    }
     let verdict = false;
     for (const level of this.#levels) {
       if (level.prefix !== "" && !path.startsWith(level.prefix)) continue;
@@ -74,3 +81,5 @@ export class IgnoreRules {
     return verdict;
   }
 }
+
+const DEFAULT_NAMES = new Set(DEFAULT_IGNORES.map((p) => p.slice(0, -1)));

@@ -7,7 +7,7 @@
 // the edit journal (.forge/edits.json) lists what the agent changed since.
 import { randomBytes } from "node:crypto";
 import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, join, normalize, sep } from "node:path";
+import { dirname, isAbsolute, join, normalize, resolve, sep } from "node:path";
 import { FORGE_DIR } from "../../core/config.js";
 import { ForgeError, InvalidArgumentError } from "../../core/errors.js";
 import { FileLock } from "../../core/file-lock.js";
@@ -118,7 +118,7 @@ export class Workspace {
   }
 
   static async open(store: Store, options: WorkspaceOptions): Promise<Workspace> {
-    const root = normalize(options.root);
+    const root = resolve(options.root); // absolute, no trailing separator
     if (!existsSync(root) || !lstatSync(root).isDirectory()) throw new InvalidArgumentError(`workspace root ${root} is not a directory`);
     const session = await store.session(options.session ?? WORKSPACE_SESSION, { kind: "workspace" });
     return new Workspace(store, session, root, options);
@@ -129,17 +129,17 @@ export class Workspace {
   }
 
   #cache(): StatCache {
-    return StatCache.load(join(this.#forgeDir, "stat-cache.json"));
+    return StatCache.load(join(this.#forgeDir, "stat-cache.bin"));
   }
 
   /** The current tree, hashed (objects written to the store when `store` is true). */
-  async #scan(store: boolean, onProgress?: ProgressListener): Promise<{ tree: Tree; unreadable: Map<string, string>; newBytes: number }> {
+  async #scan(store: boolean, onProgress?: ProgressListener, base: Tree | null = null): Promise<{ tree: Tree; unreadable: Map<string, string>; newBytes: number }> {
     const cache = this.#cache();
     const scan = scanTree({ root: this.root, ignore: new IgnoreRules(this.root, this.#extraIgnores), cache, maxFileBytes: this.#maxFileBytes });
     const { newBytes } = await hashPending(scan, this.root, cache, store ? this.#objects : undefined, onProgress && ((done, total) => onProgress({ phase: "hashing files", done, total })));
     cache.retain(new Set(scan.tree.files.keys()));
     cache.save();
-    if (store) await this.#ensureStored(scan.tree);
+    if (store) await this.#ensureStored(scan.tree, base);
     return { tree: scan.tree, unreadable: scan.unreadable, newBytes };
   }
 
@@ -150,11 +150,20 @@ export class Workspace {
   /**
    * Files whose hash came from the stat cache are assumed stored; make sure they are (a
    * pruned snapshot and a gc may have removed them): re-read and store any that are not.
+   * Hashes the last snapshot has are stored for sure (it is live; the gc epoch check at
+   * commit covers a gc in between); the others are asked about in batches.
    */
-  async #ensureStored(tree: Tree): Promise<void> {
+  async #ensureStored(tree: Tree, base: Tree | null): Promise<void> {
     const objects = this.#objects;
-    const missing: string[] = [];
-    for (const [path, f] of tree.files) if (f.type === "f" && !(await objects.has(f.hash))) missing.push(path);
+    const inBase = new Set<Hash>();
+    if (base) for (const f of base.files.values()) if (f.type === "f") inBase.add(f.hash);
+    const ask = new Map<Hash, string[]>();
+    for (const [path, f] of tree.files) {
+      if (f.type !== "f" || inBase.has(f.hash)) continue;
+      ask.set(f.hash, [...(ask.get(f.hash) ?? []), path]);
+    }
+    const stored = await objects.hasMany([...ask.keys()]);
+    const missing = [...ask].filter(([h]) => !stored.has(h)).flatMap(([, paths]) => paths);
     if (missing.length === 0) return;
     const cache = this.#cache();
     const scan = { tree, pending: missing.map((path) => ({ path, st: { size: -1, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0 }, mode: (tree.files.get(path) as FileInfo).mode })), unreadable: new Map<string, string>() };
@@ -226,7 +235,7 @@ export class Workspace {
   ): Promise<SnapshotResult> {
     const epoch = await this.#store.gcEpoch();
     const base = await this.#base();
-    const { tree, unreadable, newBytes } = await this.#scan(true, options.onProgress);
+    const { tree, unreadable, newBytes } = await this.#scan(true, options.onProgress, base?.tree ?? null);
     const changes = compareTrees(base?.tree ?? emptyTree(), tree);
     // A safety snapshot takes things as they are; a restore's own snapshot records the agent's doing.
     const unknown = base === null || options.safety || options.trusted ? [] : this.#unknown(changes, tree);

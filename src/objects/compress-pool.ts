@@ -1,0 +1,54 @@
+// Compression of big batches on a worker thread, so a first snapshot of a large tree reads
+// and hashes files while the previous batch is being compressed. One worker (these
+// machines have two cores: the main thread keeps the other); small batches stay on the
+// main thread, where a worker's round trip would cost more than it saves.
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { pack, type Effort } from "./codec.js";
+
+const WORKER_FILE = new URL("./compress-worker.js", import.meta.url);
+/** The worker runs compiled JavaScript; run from TypeScript sources (tests), packing stays in place. */
+const WORKER_AVAILABLE = existsSync(fileURLToPath(WORKER_FILE));
+
+/** Batches smaller than this are packed in place. */
+const MIN_BATCH_BYTES = 1024 * 1024;
+
+let worker: Worker | undefined;
+let nextId = 0;
+const waiting = new Map<number, { resolve: (items: Uint8Array[]) => void; reject: (e: unknown) => void }>();
+
+function getWorker(): Worker {
+  if (worker) return worker;
+  const w = new Worker(WORKER_FILE);
+  w.unref(); // never keeps the process alive on its own
+  w.on("message", (m: { id: number; items: Uint8Array[] }) => {
+    const job = waiting.get(m.id);
+    waiting.delete(m.id);
+    if (waiting.size === 0) w.unref();
+    job?.resolve(m.items);
+  });
+  w.on("error", (e) => {
+    for (const job of waiting.values()) job.reject(e);
+    waiting.clear();
+    worker = undefined;
+  });
+  worker = w;
+  return w;
+}
+
+/** The stored form of each raw object, in order. */
+export async function packMany(items: readonly Uint8Array[], effort: Effort): Promise<Uint8Array[]> {
+  let total = 0;
+  for (const i of items) total += i.length;
+  if (total < MIN_BATCH_BYTES || !WORKER_AVAILABLE) return items.map((raw) => pack(raw, effort));
+  const w = getWorker();
+  w.ref(); // a job in flight keeps the process alive until it returns
+  const id = nextId++;
+  // Copies go to the worker (the caller still holds the raw bytes for hashing and caching).
+  const copies = items.map((i) => Uint8Array.from(i));
+  return new Promise((resolve, reject) => {
+    waiting.set(id, { resolve, reject });
+    w.postMessage({ id, effort, items: copies }, copies.map((c) => c.buffer as ArrayBuffer));
+  });
+}
