@@ -189,14 +189,14 @@ interface StoreSize {
   readonly store: number;
   /** du of the whole .forge/ or shadow git folder. */
   readonly disk: number;
-  /** Forge's stat-cache.json; git's index. */
+  /** Forge's stat-cache.bin; git's index. */
   readonly cache: number;
 }
 
 function forgeSize(root: string): StoreSize {
   const db = join(root, ".forge", "forge.db");
   const store = sqliteFootprint(db).total;
-  return { store, disk: usage(join(root, ".forge")).disk, cache: usage(join(root, ".forge", "stat-cache.json")).apparent };
+  return { store, disk: usage(join(root, ".forge")).disk, cache: usage(join(root, ".forge", "stat-cache.bin")).apparent };
 }
 
 function gitSize(gitDir: string): StoreSize {
@@ -227,7 +227,7 @@ function sizeRows(tree: string, when: string, cli: StoreSize, lib: StoreSize, gi
   });
   row({
     tree,
-    operation: `  … of which the stat cache (.forge/stat-cache.json) · git's index`,
+    operation: `  … of which the stat cache (.forge/stat-cache.bin) · git's index`,
     cli: formatBytes(cli.cache),
     lib: formatBytes(lib.cache),
     git: formatBytes(git.cache),
