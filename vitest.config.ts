@@ -3,6 +3,7 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
+    globalSetup: ["test/setup/postgres.global.ts"],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Crash and concurrency tests start child processes; keep files from fighting over 2 cores.

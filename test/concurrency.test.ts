@@ -5,6 +5,7 @@
 import { isDeepStrictEqual } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, type Checkpoint } from "../src/index.js";
+import { pgStoreUrl } from "./support/postgres.js";
 import { requireBuiltLibrary, runFixture, type Exit } from "./support/processes.js";
 import { makeTempDir, type TempDir } from "./support/temp.js";
 
@@ -100,4 +101,5 @@ function describeConcurrentWriters(plan: ConcurrencyPlan): void {
 }
 
 describeConcurrentWriters({ backend: "sqlite", writers: 4, each: 100, url: (dir) => `sqlite:${dir}/forge.db` });
+describeConcurrentWriters({ backend: "postgres", writers: 4, each: 100, url: () => pgStoreUrl("concurrency") });
 describeConcurrentWriters({ backend: "file", writers: 3, each: 30, url: (dir) => `file:${dir}/store` });

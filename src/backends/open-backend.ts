@@ -1,4 +1,4 @@
-// Store URLs → backends: `memory:`, `file:DIR`, `sqlite:PATH`.
+// Store URLs → backends: `memory:`, `file:DIR`, `sqlite:PATH`, `postgres://…`.
 import { isAbsolute, resolve } from "node:path";
 import { ForgeError } from "../core/errors.js";
 import type { Backend } from "./backend.js";
@@ -6,7 +6,7 @@ import { FileBackend } from "./file/file-backend.js";
 import { MemoryBackend } from "./memory/memory-backend.js";
 import { SqliteBackend } from "./sqlite/sqlite-backend.js";
 
-export const STORE_URL_FORMS = "memory:, file:DIR, sqlite:PATH";
+export const STORE_URL_FORMS = "memory:, file:DIR, sqlite:PATH, postgres://USER@HOST:PORT/DB[?schema=NAME]";
 
 export async function openBackend(url: string, cwd: string = process.cwd()): Promise<Backend> {
   const colon = url.indexOf(":");
@@ -23,6 +23,12 @@ export async function openBackend(url: string, cwd: string = process.cwd()): Pro
       return FileBackend.open(path());
     case "sqlite":
       return SqliteBackend.open(path());
+    case "postgres":
+    case "postgresql": {
+      // Loaded on demand: pg is not needed on the embedded default's path.
+      const { PostgresBackend } = await import("./postgres/postgres-backend.js");
+      return PostgresBackend.open(url);
+    }
     default:
       throw invalid(url, scheme === "" ? "it has no scheme" : `"${scheme}:" is not a store kind this Forge knows`);
   }

@@ -2,6 +2,7 @@
 // folders live in fresh temp folders, removed on cleanup.
 import { openStore } from "../../src/index.js";
 import type { StoreUnderTest } from "../contract/backend-contract.js";
+import { dropSchema, pgStoreUrl } from "./postgres.js";
 import { makeTempDir } from "./temp.js";
 
 export async function memoryStore(): Promise<StoreUnderTest> {
@@ -29,6 +30,19 @@ export async function sqliteStore(): Promise<StoreUnderTest> {
     cleanup: async () => {
       await store.close();
       dir.remove();
+    },
+  };
+}
+
+/** A store on the run's PostgreSQL server, in a schema of its own (dropped on cleanup). */
+export async function postgresStore(): Promise<StoreUnderTest> {
+  const url = pgStoreUrl("contract");
+  const store = await openStore(url);
+  return {
+    store,
+    cleanup: async () => {
+      await store.close();
+      await dropSchema(url);
     },
   };
 }

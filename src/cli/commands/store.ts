@@ -1,5 +1,5 @@
 // Store-wide commands: `forge init`, `forge gc`, `forge fsck`, `forge session …`.
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { DEFAULT_DB, FORGE_DIR } from "../../core/config.js";
@@ -18,14 +18,37 @@ export function initCommand(): Command {
         const existed = existsSync(dir);
         mkdirSync(dir, { recursive: true });
         const url = ctx.options.store ?? `sqlite:${join(dir, DEFAULT_DB)}`;
-        if (ctx.options.store !== undefined) writeFileSync(join(dir, "config.json"), JSON.stringify({ store: url }, null, 2) + "\n");
-        // Opening creates the database and applies the schema.
-        const store = await openStore(url);
-        await store.close();
+        // Opening creates the database (or schema) and applies migrations. Only once that
+        // worked is the URL written down, so a typo never becomes this folder's store.
+        try {
+          const store = await openStore(url);
+          await store.close();
+        } catch (e) {
+          if (!existed) rmSync(dir, { recursive: true, force: true });
+          throw e;
+        }
+        if (ctx.options.store !== undefined) writeStoreToConfig(dir, url);
         if (ctx.json) return printJson({ dir, store: url, created: !existed });
         println(`${existed ? "Reinitialized existing" : "Initialized empty"} Forge store in ${dir} (${url.split(":")[0]})`);
       }),
     );
+}
+
+/** Sets "store" in .forge/config.json, keeping every other setting; written whole or not at all. */
+function writeStoreToConfig(dir: string, url: string): void {
+  const path = join(dir, "config.json");
+  let config: Record<string, unknown> = {};
+  if (existsSync(path)) {
+    try {
+      const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
+      if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) config = parsed as Record<string, unknown>;
+    } catch (e) {
+      throw new ForgeError("INVALID_ARGUMENT", `cannot read ${path}: ${(e as Error).message}`, { hint: "fix or delete the file, then run forge init again" });
+    }
+  }
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify({ ...config, store: url }, null, 2) + "\n");
+  renameSync(tmp, path);
 }
 
 export function gcCommand(): Command {

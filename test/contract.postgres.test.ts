@@ -1,0 +1,4 @@
+import { runBackendContract } from "./contract/backend-contract.js";
+import { postgresStore } from "./support/stores.js";
+
+runBackendContract("postgres", postgresStore);
