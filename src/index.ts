@@ -38,3 +38,7 @@ export type { RecoveryPoint } from "./domains/reasoning/recovery.js";
 export { REASONING_RETENTION } from "./domains/reasoning/retention.js";
 export { TRIGGERS, type Trigger, type TriggerEvent } from "./domains/reasoning/part.js";
 export { updatedConfidence } from "./domains/reasoning/hypotheses.js";
+
+// Workflow runs (flowgraph ADR-015): per-run, per-node saves with history, and crash-safe resume.
+export { RunStore, type RunCheckpointInfo, type RunInfo } from "./integrations/runs/run-store.js";
+export { resume, type Step, type ResumeOptions, type ResumeResult, type ResumeEvent } from "./integrations/runs/resume.js";

@@ -48,8 +48,8 @@ export class ForgeError extends Error {
 }
 
 export class CheckpointNotFoundError extends ForgeError {
-  constructor(ref: string, hint = "run `forge checkpoint list` to see the checkpoints") {
-    super("CHECKPOINT_NOT_FOUND", `no checkpoint matches "${ref}"`, { hint, data: { ref } });
+  constructor(ref: string, hint = "run `forge checkpoint list` to see the checkpoints", message = `no checkpoint matches "${ref}"`) {
+    super("CHECKPOINT_NOT_FOUND", message, { hint, data: { ref } });
   }
 }
 

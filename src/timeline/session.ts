@@ -5,7 +5,7 @@
 import { CheckpointNotFoundError, ForgeError, InvalidArgumentError } from "../core/errors.js";
 import { checkName, newId } from "../core/ids.js";
 import { parseTime, type TimeInput } from "../core/time.js";
-import type { CheckpointRow, MetaReader, MetaWriter, SessionRow } from "../backends/backend.js";
+import type { CheckpointRow, MetaReader, MetaWriter, RefRow, SessionRow } from "../backends/backend.js";
 import { compareCheckpoints } from "./compare.js";
 import { headId, resolveRef } from "./refs.js";
 import { DEFAULT_RETENTION, isEmptyPolicy, planRetention, type KeepReason, type RetentionPolicy } from "./retention.js";
@@ -457,6 +457,26 @@ export class Session {
   }
 
   /**
+   * Deletes the given checkpoints (refs resolved in this session). A deleted checkpoint's
+   * children are re-linked to its nearest remaining ancestor; a branch whose head goes moves
+   * back to that ancestor, or is deleted when none is left; a HEAD detached at one moves the
+   * same way. Their objects become garbage for gc.
+   */
+  async deleteCheckpoints(refs: readonly string[]): Promise<Checkpoint[]> {
+    if (refs.length === 0) return [];
+    return this.#ctx.backend.transaction(async (tx) => {
+      const targets = new Map<string, CheckpointRow>();
+      for (const ref of refs) {
+        const row = await this.#resolveOwn(ref, tx);
+        targets.set(row.id, row);
+      }
+      const rows = await tx.listCheckpoints({ sessionId: this.id });
+      await removeCheckpoints(tx, this.id, await this.#row(tx), rows, await tx.listRefs(this.id), (id) => !targets.has(id), true);
+      return [...targets.values()].sort((a, b) => a.seq - b.seq).map((r) => this.#info(r));
+    });
+  }
+
+  /**
    * Deletes the checkpoints no retention rule keeps (branch heads always stay). Children of
    * a deleted checkpoint are re-linked to its nearest kept ancestor. With no rule given,
    * the design's default retention applies. The objects they used become garbage for gc.
@@ -468,33 +488,9 @@ export class Session {
       const rows = await tx.listCheckpoints({ sessionId: this.id });
       const refs = await tx.listRefs(this.id);
       const keep = planRetention(rows, new Set(refs.map((r) => r.checkpointId)), policy, this.#ctx.clock.now());
-      const byId = new Map(rows.map((r) => [r.id, r]));
       const gone = rows.filter((r) => !keep.has(r.id));
-      const keptAncestor = (id: string | null): string | null => {
-        while (id !== null && !keep.has(id)) id = byId.get(id)?.parentId ?? null;
-        return id;
-      };
       const session = await this.#row(tx);
-      let headMoved: PruneReport["headMoved"] = null;
-      if (session.headBranch === null && session.headCheckpoint !== null && !keep.has(session.headCheckpoint)) {
-        const to = keptAncestor(session.headCheckpoint);
-        const fallback = refs.find((r) => r.name === MAIN_BRANCH) ?? refs[0];
-        headMoved = { from: session.headCheckpoint, to: to ?? fallback?.name ?? null };
-        if (write) {
-          const w = tx as MetaWriter;
-          if (to !== null) await w.updateSession(this.id, { headCheckpoint: to });
-          else await w.updateSession(this.id, { headBranch: fallback?.name ?? MAIN_BRANCH, headCheckpoint: null });
-        }
-      }
-      if (write && gone.length > 0) {
-        const w = tx as MetaWriter;
-        for (const r of rows) {
-          if (keep.has(r.id) && r.parentId !== null && !keep.has(r.parentId)) {
-            await w.updateCheckpoint(r.id, { parentId: keptAncestor(r.parentId) });
-          }
-        }
-        await w.deleteCheckpoints(gone.map((r) => r.id));
-      }
+      const headMoved = await removeCheckpoints(tx, this.id, session, rows, refs, (id) => keep.has(id), write);
       return {
         dryRun: !write,
         policy,
@@ -506,6 +502,51 @@ export class Session {
     if (dryRun) return run(this.#meta, false);
     return this.#ctx.backend.transaction((tx) => run(tx, true));
   }
+}
+
+/**
+ * Removes the checkpoints `kept` rejects from `rows` (all of one session): children are
+ * re-linked to the nearest kept ancestor, branch heads move back (or the branch goes), a
+ * detached HEAD moves too. With `write` false it only works out where HEAD would go.
+ */
+async function removeCheckpoints(
+  tx: MetaReader & Partial<MetaWriter>,
+  sessionId: string,
+  session: SessionRow,
+  rows: readonly CheckpointRow[],
+  refs: readonly RefRow[],
+  kept: (id: string) => boolean,
+  write: boolean,
+): Promise<PruneReport["headMoved"]> {
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const keptAncestor = (id: string | null): string | null => {
+    while (id !== null && !kept(id)) id = byId.get(id)?.parentId ?? null;
+    return id;
+  };
+  const w = tx as MetaWriter;
+  const liveRefs = refs.filter((r) => kept(r.checkpointId) || keptAncestor(r.checkpointId) !== null);
+  let headMoved: PruneReport["headMoved"] = null;
+  if (session.headBranch === null && session.headCheckpoint !== null && !kept(session.headCheckpoint)) {
+    const to = keptAncestor(session.headCheckpoint);
+    const fallback = liveRefs.find((r) => r.name === MAIN_BRANCH) ?? liveRefs[0];
+    headMoved = { from: session.headCheckpoint, to: to ?? fallback?.name ?? null };
+    if (write) {
+      if (to !== null) await w.updateSession(sessionId, { headCheckpoint: to });
+      else await w.updateSession(sessionId, { headBranch: fallback?.name ?? MAIN_BRANCH, headCheckpoint: null });
+    }
+  }
+  if (!write || rows.every((r) => kept(r.id))) return headMoved;
+  for (const ref of refs) {
+    if (kept(ref.checkpointId)) continue;
+    const to = keptAncestor(ref.checkpointId);
+    if (to !== null) await w.setRef(sessionId, ref.name, to);
+    else await w.deleteRef(sessionId, ref.name);
+  }
+  for (const r of rows) {
+    if (kept(r.id) && r.parentId !== null && !kept(r.parentId)) await w.updateCheckpoint(r.id, { parentId: keptAncestor(r.parentId) });
+  }
+  await w.deleteCheckpoints(rows.filter((r) => !kept(r.id)).map((r) => r.id));
+  return headMoved;
 }
 
 /** The working state's version once `root` is the working state. */

@@ -769,6 +769,35 @@ export function runBackendContract(name: string, makeStore: MakeStore): void {
         expect(head.checkpoint?.id).toBe(cps[0]?.id);
       });
 
+      it("deleteCheckpoints removes the named ones, re-links children and moves a branch head back", async () => {
+        const session = await (await open()).session("s");
+        const [a, b, c, d] = await linear(session, 4);
+        await session.branch("side", { from: "#2" });
+        const deleted = await session.deleteCheckpoints(["#4", b?.id ?? ""]);
+        expect(deleted.map((x) => x.id)).toEqual([b?.id, d?.id]);
+        expect(seqsOf(await session.list())).toEqual([1, 3]);
+        expect((await session.get("#3")).parentId).toBe(a?.id);
+        // main's head (#4) went: main now ends at #3; side's head (#2) went: side moves to #1.
+        expect((await session.get("main")).id).toBe(c?.id);
+        expect((await session.get("side")).id).toBe(a?.id);
+        const next = await session.checkpoint({ step: 5 });
+        expect([next.seq, next.parentId]).toEqual([5, c?.id]);
+        expect((await session.state("HEAD~1")) as unknown).toEqual({ step: 3 });
+      });
+
+      it("deleteCheckpoints of a branch's only checkpoints deletes the branch; unknown refs change nothing", async () => {
+        const session = await (await open()).session("s");
+        await linear(session, 2);
+        await session.branch("side", { from: "#1" });
+        await session.deleteCheckpoints(["#1", "#2"]);
+        expect(await session.list()).toEqual([]);
+        expect(await session.branches()).toEqual([]);
+        const fresh = await session.checkpoint({ again: true });
+        expect([fresh.seq, fresh.parentId, fresh.branch]).toEqual([3, null, "main"]);
+        await rejectsWith(session.deleteCheckpoints(["#3", "#99"]), "CHECKPOINT_NOT_FOUND");
+        expect(seqsOf(await session.list())).toEqual([3]);
+      });
+
       it("with no rule, prune applies the default retention", async () => {
         const { clock, store } = withClock(await open());
         const session = await store.session("s");

@@ -2,8 +2,8 @@
 import { expect } from "vitest";
 import { ForgeError, type ForgeErrorCode } from "../../src/index.js";
 
-/** Awaits `promise`, expects it to reject with a ForgeError of `code`, and returns that error. */
-export async function rejectsWith(promise: Promise<unknown>, code: ForgeErrorCode): Promise<ForgeError> {
+/** Awaits `promise`, expects it to reject with a ForgeError of `code` (and a message matching `message`), and returns that error. */
+export async function rejectsWith(promise: Promise<unknown>, code: ForgeErrorCode, message?: RegExp): Promise<ForgeError> {
   const outcome = await promise.then(
     (value: unknown) => ({ settled: "resolved" as const, value }),
     (error: unknown) => ({ settled: "rejected" as const, error }),
@@ -14,5 +14,6 @@ export async function rejectsWith(promise: Promise<unknown>, code: ForgeErrorCod
   expect(outcome.error, `expected a ForgeError with code ${code}`).toBeInstanceOf(ForgeError);
   const error = outcome.error as ForgeError;
   expect(error.code, error.message).toBe(code);
+  if (message) expect(error.message).toMatch(message);
   return error;
 }
