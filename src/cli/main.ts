@@ -6,6 +6,7 @@ import { isForgeError } from "../core/errors.js";
 import { checkpointCommand } from "./commands/checkpoint.js";
 import { duCommand, filesCommand } from "./commands/files.js";
 import { reasoningCommands } from "./commands/reasoning.js";
+import { runsCommand } from "./commands/runs.js";
 import { fsckCommand, gcCommand, initCommand, sessionCommand } from "./commands/store.js";
 import { UsageError } from "./context.js";
 import { demoCommand } from "./demo.js";
@@ -15,7 +16,7 @@ export function buildProgram(): Command {
   const program = new Command("forge")
     .description("Checkpoints and time travel for AI agents")
     .version(VERSION, "-V, --version")
-    .option("--store <url>", "the store: sqlite:PATH, file:DIR or memory: (default: FORGE_STORE, else the nearest .forge/forge.db)")
+    .option("--store <url>", "the store: sqlite:PATH, postgres://…, file:DIR or memory: (default: FORGE_STORE, else the nearest .forge/forge.db)")
     .option("--session <name>", "the session to work in (default: FORGE_SESSION, else \"default\")")
     .option("--json", "print JSON for scripts")
     .showHelpAfterError("(run with --help for usage)")
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   program.addCommand(sessionCommand());
   for (const cmd of reasoningCommands()) program.addCommand(cmd);
   program.addCommand(filesCommand());
+  program.addCommand(runsCommand());
   program.addCommand(duCommand());
   program.addCommand(gcCommand());
   program.addCommand(fsckCommand());

@@ -1,0 +1,75 @@
+// `forge runs …` on a SQLite store that workflow code filled through the library.
+import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { beforeAll, afterAll, describe, expect, it } from "vitest";
+import { ManualClock, RunStore, Store } from "../../src/index.js";
+import { makeTempDir, type TempDir } from "../support/temp.js";
+
+const BIN = resolve(__dirname, "..", "..", "bin", "forge.js");
+const DAY = 24 * 3_600_000;
+
+let dir: TempDir;
+let url: string;
+
+function forge(args: string[]): { code: number; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, "--store", url, ...args], { cwd: dir.path, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", FORGE_STORE: "" } });
+  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+}
+
+beforeAll(async () => {
+  dir = makeTempDir("runs-cli");
+  url = `sqlite:${dir.path}/forge.db`;
+  const clock = new ManualClock(Date.now() - 40 * DAY);
+  const store = await Store.open(url, { clock });
+  const runs = new RunStore(store);
+  await runs.save("nightly-0401", "extract", new TextEncoder().encode('{"rows":3}'));
+  clock.advance(39 * DAY);
+  await runs.save("nightly-0510", "extract", new TextEncoder().encode('{"rows":5}'));
+  await runs.save("nightly-0510", "load", Uint8Array.from([0, 1, 2, 255]));
+  await runs.save("nightly-0510", "extract", new TextEncoder().encode('{"rows":6}'));
+  await store.close();
+});
+afterAll(() => dir?.remove());
+
+describe("forge runs", () => {
+  it("list shows each run with its nodes and saves, newest first", () => {
+    const r = forge(["runs", "list", "--json"]);
+    expect(r.stderr).toBe("");
+    const runs = (JSON.parse(r.stdout) as { runs: { runId: string; nodes: number; saves: number }[] }).runs;
+    expect(runs.map((x) => [x.runId, x.nodes, x.saves])).toEqual([
+      ["nightly-0510", 2, 3],
+      ["nightly-0401", 1, 1],
+    ]);
+    expect(forge(["runs", "list"]).stdout).toMatch(/nightly-0510 {2}2 nodes, 3 saves, last/);
+  });
+
+  it("show gives the current save per node; --history every save", () => {
+    const current = JSON.parse(forge(["runs", "show", "nightly-0510", "--json"]).stdout) as { saves: { nodeId: string; sequence: number }[] };
+    expect(current.saves.map((s) => [s.nodeId, s.sequence])).toEqual([
+      ["load", 2],
+      ["extract", 3],
+    ]);
+    const all = JSON.parse(forge(["runs", "show", "nightly-0510", "--history", "--json"]).stdout) as { saves: { sequence: number }[] };
+    expect(all.saves.map((s) => s.sequence)).toEqual([1, 2, 3]);
+  });
+
+  it("load writes a node's bytes, or an earlier save's, exactly", () => {
+    expect(forge(["runs", "load", "nightly-0510", "extract"]).stdout).toBe('{"rows":6}');
+    expect(forge(["runs", "load", "nightly-0510", "--sequence", "1"]).stdout).toBe('{"rows":5}');
+    expect(forge(["runs", "load", "nightly-0510", "load", "--output", "out.bin"]).code).toBe(0);
+    expect([...readFileSync(join(dir.path, "out.bin"))]).toEqual([0, 1, 2, 255]);
+    const missing = forge(["runs", "load", "nightly-0510", "nope"]);
+    expect([missing.code, missing.stderr.trim()]).toEqual([1, 'forge: no checkpoint of node "nope" in run "nightly-0510" (`forge runs show nightly-0510` lists its nodes)']);
+    expect(forge(["runs", "load", "nightly-0510"]).code).toBe(2);
+  });
+
+  it("delete --older-than removes the runs not saved to since, and only those", () => {
+    const r = forge(["runs", "delete", "--older-than", "30 days ago", "--json"]);
+    expect(JSON.parse(r.stdout)).toEqual({ deletedRuns: ["nightly-0401"] });
+    expect((JSON.parse(forge(["runs", "list", "--json"]).stdout) as { runs: unknown[] }).runs).toHaveLength(1);
+    expect(forge(["runs", "delete", "nightly-0510", "load"]).stdout).toMatch(/deleted 1 save of node load/);
+    expect(forge(["runs", "delete", "nightly-0510"]).stdout).toMatch(/deleted run nightly-0510/);
+    expect(forge(["runs", "list"]).stdout).toMatch(/no runs/);
+  });
+});
