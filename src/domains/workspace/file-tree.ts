@@ -125,10 +125,13 @@ export function scanTree(options: ScanOptions): Scan {
   return { tree: { files, dirs }, pending, unreadable };
 }
 
-/** The objects one file becomes: its root hash and every raw object (one blob, or chunks and an `f` node). */
-export function fileObjects(data: Buffer): { hash: Hash; objects: Map<Hash, Buffer> } {
+/**
+ * The objects one file becomes: its root hash and every raw object (one blob, or chunks and
+ * an `f` node when it is larger than `chunkAbove`).
+ */
+export function fileObjects(data: Buffer, chunkAbove = BIG_FILE): { hash: Hash; objects: Map<Hash, Buffer> } {
   const objects = new Map<Hash, Buffer>();
-  if (data.length <= BIG_FILE) {
+  if (data.length <= chunkAbove) {
     const raw = blobRaw(data);
     const hash = sha256(raw);
     objects.set(hash, raw);

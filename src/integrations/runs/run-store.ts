@@ -44,6 +44,7 @@ const TRIGGER = "run-save";
 /** Run ids that can be session names as they are; others are named by their hash. */
 const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,119}$/;
 const MAX_NODE_ID = 1024;
+const CHUNK_ABOVE = 64 * 1024;
 
 export class RunStore {
   readonly #store: Store;
@@ -70,14 +71,16 @@ export class RunStore {
     const session = await this.#store.session(sessionName(runId), { kind: KIND, metadata: { runId } });
     await checkKind(session, runId);
     const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    const file = fileObjects(bytes);
+    // Chunked from 64 KiB: a run's states often grow by appending, and the chunks before
+    // the new part are shared with the earlier saves.
+    const file = fileObjects(bytes, CHUNK_ABOVE);
     const dir = buildTree({
       files: new Map([["data", { type: "f", mode: 0o644, size: bytes.length, hash: file.hash }]]),
       dirs: new Map([["", { mode: 0o755 }]]),
     });
     for (let attempt = 1; ; attempt++) {
       const epoch = await this.#store.gcEpoch();
-      await this.#store.objects.putRaw(new Map([...file.objects, ...dir.objects]));
+      await this.#store.objects.putRaw(new Map([...file.objects, ...dir.objects]), "fast");
       try {
         const cp = await session.checkpoint(
           { runId, nodeId, size: bytes.length },
