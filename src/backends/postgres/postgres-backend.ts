@@ -102,6 +102,8 @@ export class PostgresBackend implements Backend {
     delete parsed.schema;
     const where = `${parsed.host || "localhost"}:${parsed.port || "5432"}`;
     const pool = new pg.Pool({
+      // Named so a DBA (and our fault tests) can tell Forge's connections, and whose, apart.
+      application_name: `forge:${schema}`.slice(0, 63),
       ...toClientConfig(parsed),
       options: `-c search_path=${schema}`,
       types: TYPES,
@@ -113,29 +115,30 @@ export class PostgresBackend implements Backend {
     const lockKey = BigInt.asIntN(64, BigInt("0x" + createHash("sha256").update(`forge:${schema}`).digest("hex").slice(0, 16))).toString();
     const backend = new PostgresBackend(redact(url), pool, where, lockKey);
     try {
-      await backend.#retry(async () => {
-        const client = await pool.connect();
-        try {
-          await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
-          await client.query("BEGIN");
-          await client.query("SELECT pg_advisory_xact_lock($1)", [lockKey]);
-          await client.query("CREATE TABLE IF NOT EXISTS forge_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)");
-          const done = (await client.query<{ v: number | null }>("SELECT max(version) AS v FROM forge_migrations")).rows[0]?.v ?? 0;
-          if (done > MIGRATIONS.length) {
-            throw new ForgeError("STORE_UNAVAILABLE", `the store's schema (version ${done}) is newer than this Forge knows (${MIGRATIONS.length})`, { hint: "upgrade forge-reasoning" });
+      await backend.#retry(() =>
+        backend.#withClient(async (client) => {
+          try {
+            // Under the store's lock: two processes opening a new store at once would
+            // otherwise race on CREATE SCHEMA / CREATE TABLE IF NOT EXISTS.
+            await client.query("BEGIN");
+            await client.query("SELECT pg_advisory_xact_lock($1)", [lockKey]);
+            await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+            await client.query("CREATE TABLE IF NOT EXISTS forge_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)");
+            const done = (await client.query<{ v: number | null }>("SELECT max(version) AS v FROM forge_migrations")).rows[0]?.v ?? 0;
+            if (done > MIGRATIONS.length) {
+              throw new ForgeError("STORE_UNAVAILABLE", `the store's schema (version ${done}) is newer than this Forge knows (${MIGRATIONS.length})`, { hint: "upgrade forge-reasoning" });
+            }
+            for (let v = done; v < MIGRATIONS.length; v++) {
+              await client.query(MIGRATIONS[v] as string);
+              await client.query("INSERT INTO forge_migrations (version, applied_at) VALUES ($1, $2)", [v + 1, Date.now()]);
+            }
+            await client.query("COMMIT");
+          } catch (e) {
+            await client.query("ROLLBACK").catch(() => undefined);
+            throw e;
           }
-          for (let v = done; v < MIGRATIONS.length; v++) {
-            await client.query(MIGRATIONS[v] as string);
-            await client.query("INSERT INTO forge_migrations (version, applied_at) VALUES ($1, $2)", [v + 1, Date.now()]);
-          }
-          await client.query("COMMIT");
-        } catch (e) {
-          await client.query("ROLLBACK").catch(() => undefined);
-          throw e;
-        } finally {
-          client.release();
-        }
-      });
+        }),
+      );
     } catch (e) {
       await pool.end().catch(() => undefined);
       throw backend.wrap(e);
@@ -241,25 +244,49 @@ export class PostgresBackend implements Backend {
   async transaction<T>(fn: (tx: MetaWriter) => Promise<T>): Promise<T> {
     try {
       return await this.#retry(async () => {
-        const client = await this.#pool.connect();
         let committing = false;
-        try {
-          await client.query("BEGIN");
-          await client.query("SELECT pg_advisory_xact_lock($1)", [this.#lockKey]);
-          const result = await fn(new PgMeta(client, this));
-          committing = true;
-          await client.query("COMMIT");
-          return result;
-        } catch (e) {
-          await client.query("ROLLBACK").catch(() => undefined);
-          // A COMMIT that failed on the wire may have happened: never retried.
-          throw committing ? new AmbiguousCommit(e) : e;
-        } finally {
-          client.release();
-        }
+        return this.#withClient(async (client) => {
+          try {
+            await client.query("BEGIN");
+            await client.query("SELECT pg_advisory_xact_lock($1)", [this.#lockKey]);
+            const result = await fn(new PgMeta(client, this));
+            committing = true;
+            await client.query("COMMIT");
+            return result;
+          } catch (e) {
+            await client.query("ROLLBACK").catch(() => undefined);
+            // A COMMIT that failed on the wire may have happened: never retried — unless
+            // the write itself failed (EPIPE: the server had closed the connection before
+            // it could receive the COMMIT, so it cannot have committed).
+            throw committing && (e as { code?: string }).code !== "EPIPE" ? new AmbiguousCommit(e) : e;
+          }
+        });
       });
     } catch (e) {
       throw this.wrap(e);
+    }
+  }
+
+  /**
+   * Runs `fn` on a client of its own. A client whose connection failed is destroyed rather
+   * than put back in the pool; and while checked out it has an "error" listener, because
+   * an unheard "error" (the server ending the connection) would crash the process — the
+   * query in flight rejects with it anyway.
+   */
+  async #withClient<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    const client = await this.#pool.connect();
+    let broken: Error | undefined;
+    const onError = (e: Error) => (broken = e);
+    client.on("error", onError);
+    try {
+      return await fn(client);
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === undefined || TRANSIENT.has(code)) broken ??= e as Error;
+      throw e;
+    } finally {
+      client.off("error", onError);
+      client.release(broken);
     }
   }
 
