@@ -318,6 +318,27 @@ export class Session {
    * HEAD moves, and the next checkpoint forks a new branch while the old future stays on
    * its own. With `discardFuture` (the linear model) later checkpoints on the branch go.
    */
+  /**
+   * What `restore(ref, options)` would do, without doing it: where HEAD would go and which
+   * checkpoints a linear restore would delete (for a confirmation that says so).
+   */
+  async restorePlan(ref: string, options: RestoreOptions = {}): Promise<{ checkpoint: Checkpoint; head: RestoreResult["head"]; discarded: Checkpoint[] }> {
+    const meta = this.#meta;
+    const cp = await this.#resolveOwn(ref, meta);
+    const session = await this.#row(meta);
+    const heads = await meta.listRefs(this.id);
+    if (options.discardFuture) {
+      const branch = await branchForLinearRestore(meta, session, cp, heads);
+      const discarded = (await planDiscard(meta, branch, cp, heads)).reverse();
+      return { checkpoint: this.#info(cp), head: { branch, checkpointId: cp.id }, discarded: discarded.map((r) => this.#info(r)) };
+    }
+    const onHead =
+      heads.find((h) => h.name === session.headBranch && h.checkpointId === cp.id) ??
+      heads.find((h) => h.name === cp.branch && h.checkpointId === cp.id) ??
+      heads.find((h) => h.checkpointId === cp.id);
+    return { checkpoint: this.#info(cp), head: { branch: onHead?.name ?? null, checkpointId: cp.id }, discarded: [] };
+  }
+
   async restore(ref: string, options: RestoreOptions = {}): Promise<RestoreResult> {
     const target = await this.#resolveOwn(ref);
     // Read first: a damaged state fails the restore before HEAD moves.
@@ -581,27 +602,7 @@ async function discardAfter(
   target: CheckpointRow,
   heads: readonly { name: string; checkpointId: string }[],
 ): Promise<CheckpointRow[]> {
-  const head = heads.find((h) => h.name === branch);
-  if (!head) return [];
-  const chain: CheckpointRow[] = [];
-  let id: string | null = head.checkpointId;
-  while (id !== null && id !== target.id) {
-    const row: CheckpointRow | undefined = await tx.getCheckpoint(id);
-    if (!row) break;
-    chain.push(row);
-    id = row.parentId;
-  }
-  if (id !== target.id) return []; // the target is not in this branch's history: nothing after it here
-  const protectedIds = new Set<string>();
-  for (const h of heads) {
-    if (h.name === branch) continue;
-    let a: string | null = h.checkpointId;
-    while (a !== null && !protectedIds.has(a)) {
-      protectedIds.add(a);
-      a = (await tx.getCheckpoint(a))?.parentId ?? null;
-    }
-  }
-  const doomed = chain.filter((r) => !protectedIds.has(r.id));
+  const doomed = await planDiscard(tx, branch, target, heads);
   if (doomed.length === 0) return [];
   // Checkpoints that stay but stood on a doomed one (a branch whose name was deleted, say)
   // move down to their nearest surviving ancestor, as prune does.
@@ -614,6 +615,36 @@ async function discardAfter(
   }
   await tx.deleteCheckpoints(doomed.map((r) => r.id));
   return doomed.reverse();
+}
+
+/** The checkpoints after `target` on `branch` that no other branch stands on, newest first. */
+async function planDiscard(
+  reader: MetaReader,
+  branch: string,
+  target: CheckpointRow,
+  heads: readonly { name: string; checkpointId: string }[],
+): Promise<CheckpointRow[]> {
+  const head = heads.find((h) => h.name === branch);
+  if (!head) return [];
+  const chain: CheckpointRow[] = [];
+  let id: string | null = head.checkpointId;
+  while (id !== null && id !== target.id) {
+    const row: CheckpointRow | undefined = await reader.getCheckpoint(id);
+    if (!row) break;
+    chain.push(row);
+    id = row.parentId;
+  }
+  if (id !== target.id) return []; // the target is not in this branch's history: nothing after it here
+  const protectedIds = new Set<string>();
+  for (const h of heads) {
+    if (h.name === branch) continue;
+    let a: string | null = h.checkpointId;
+    while (a !== null && !protectedIds.has(a)) {
+      protectedIds.add(a);
+      a = (await reader.getCheckpoint(a))?.parentId ?? null;
+    }
+  }
+  return chain.filter((r) => !protectedIds.has(r.id));
 }
 
 async function isAncestor(meta: MetaReader, ancestor: string, of: string): Promise<boolean> {

@@ -457,6 +457,21 @@ export function runBackendContract(name: string, makeStore: MakeStore): void {
         expect((await session.get("main")).id).toBe(cps[1]?.id);
       });
 
+      it("restorePlan says what restore will do, and changes nothing", async () => {
+        const session = await (await open()).session("s");
+        const cps = await linear(session, 6);
+        await session.branch("keep", { from: "#4" });
+        const before = await session.timeline();
+        const linearPlan = await session.restorePlan("#2", { discardFuture: true });
+        const branchingPlan = await session.restorePlan("#2");
+        expect(await session.timeline()).toEqual(before);
+        expect(branchingPlan).toMatchObject({ head: { branch: null, checkpointId: cps[1]?.id }, discarded: [] });
+        expect(seqsOf(linearPlan.discarded)).toEqual([5, 6]);
+        const done = await session.restore("#2", { discardFuture: true });
+        expect(done.discarded.map((c) => c.id)).toEqual(linearPlan.discarded.map((c) => c.id));
+        expect(done.head).toEqual(linearPlan.head);
+      });
+
       it("after discardFuture the next checkpoint continues the branch from the target with a new seq", async () => {
         const session = await (await open()).session("s");
         const [, b] = await linear(session, 5);
