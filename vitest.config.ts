@@ -5,6 +5,8 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/setup/postgres.global.ts"],
     testTimeout: 60_000,
+    // LangGraph's checkpoint validation suite (test/langgraph) calls describe/it/expect as globals.
+    globals: true,
     hookTimeout: 120_000,
     // Crash and concurrency tests start child processes; keep files from fighting over 2 cores.
     fileParallelism: true,

@@ -1,0 +1,298 @@
+// LangGraph values (channel values, pending writes, metadata) in and out of Forge value
+// trees. What LangGraph's serializer turns into JSON is stored as that JSON value inside the
+// state — not as a string — so Forge's content addressing and array chunking dedupe it: an
+// unchanged channel, a channel equal in two threads, the old part of a growing message list
+// all keep their hashes. Other serializations are stored as base64 with their type.
+//
+// With LangGraph's own JsonPlusSerializer the conversion is done here, not by a stringify
+// and a parse of the whole value per put: plain JSON is copied as it is, and only objects
+// that are not plain (a LangChain message, a Date, a Set) go through the serializer — each
+// on its own, with the serializer's exact rules (see `#walk`). The result is the value that
+// JSON.parse of the serializer's text would give.
+import { Buffer } from "node:buffer";
+import { DeltaSnapshot, JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
+
+/** A value as a state holds it: parsed JSON, or the serializer's bytes with their type. */
+export type StoredValue = { readonly json: unknown } | { readonly type: string; readonly base64: string };
+
+export function isStoredValue(v: unknown): v is StoredValue {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const r = v as Record<string, unknown>;
+  return Object.hasOwn(r, "json") || (typeof r["type"] === "string" && typeof r["base64"] === "string");
+}
+
+export interface CodecOptions {
+  /**
+   * Reuse the stored form of a LangChain serializable object (a message, a document) met
+   * again as the very same object, instead of serializing it again. LangGraph's reducers
+   * replace messages rather than change them, so a growing message list then costs its
+   * new messages only. Turn off if your nodes change such objects in place.
+   */
+  readonly reuseSerializable?: boolean;
+}
+
+/** Walking further than this is left to the serializer (it also handles cycles). */
+const MAX_DEPTH = 200;
+
+/** Raised inside `#walk` when only the serializer can say what a value becomes. */
+class UseSerializer extends Error {}
+
+/** What the item cache knows of an object it converted or revived. */
+interface Known {
+  readonly json: unknown;
+  /** A plain object: compared with `json` on every use, so a change in place is seen. */
+  readonly plain: boolean;
+}
+
+/** An object the walk left for the serializer: where its JSON goes once known. */
+interface Pending {
+  readonly value: object;
+  readonly slots: { readonly target: Record<string, unknown> | unknown[]; readonly key: string | number }[];
+}
+
+export class ValueCodec {
+  readonly #serde: SerializerProtocol;
+  /** The serializer is exactly LangGraph's JsonPlusSerializer, whose format this module knows. */
+  readonly #jsonPlus: boolean;
+  readonly #reuseSerializable: boolean;
+  /**
+   * Array items (and LangChain objects anywhere) by identity → their stored JSON. Plain
+   * items are checked against it on use; serializable objects are trusted (see options).
+   */
+  readonly #known = new WeakMap<object, Known>();
+
+  constructor(serde: SerializerProtocol, options: CodecOptions = {}) {
+    this.#serde = serde;
+    this.#jsonPlus = serde.constructor === JsonPlusSerializer;
+    this.#reuseSerializable = options.reuseSerializable ?? true;
+  }
+
+  /** The stored form of a value. */
+  async toStored(value: unknown): Promise<StoredValue> {
+    if (this.#jsonPlus && !(value instanceof Uint8Array)) {
+      try {
+        const pending = new Map<object, Pending>();
+        const holder: unknown[] = [undefined];
+        holder[0] = this.#walk(value, 0, pending, holder, 0, true);
+        if (pending.size > 0) await this.#serializeEach(pending);
+        return { json: holder[0] };
+      } catch (e) {
+        if (!(e instanceof UseSerializer)) throw e;
+      }
+    }
+    const [type, bytes] = await this.#serde.dumpsTyped(value);
+    if (type === "json") return { json: JSON.parse(new TextDecoder().decode(bytes)) as unknown };
+    return { type, base64: Buffer.from(bytes).toString("base64") };
+  }
+
+  /**
+   * The value a stored form holds, as new objects the caller may change. Objects the
+   * serializer revives are remembered with their stored JSON, so putting them back (the
+   * next step of a graph resumed from this checkpoint) does not serialize them again.
+   */
+  async revive(stored: StoredValue): Promise<unknown> {
+    if (!("json" in stored)) {
+      const bytes = Buffer.from(stored.base64, "base64");
+      return this.#serde.loadsTyped(stored.type, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    }
+    if (!this.#jsonPlus) return this.#serde.loadsTyped("json", JSON.stringify(stored.json));
+    const pending: Promise<void>[] = [];
+    const holder: unknown[] = [undefined];
+    holder[0] = this.#revive(stored.json, pending, holder, 0);
+    if (pending.length > 0) await Promise.all(pending);
+    return holder[0];
+  }
+
+  /**
+   * JsonPlusSerializer's JSON for `v`, built directly: JSON.stringify with its replacer
+   * (undefined → an "undefined" record; functions and symbols left out of objects and null
+   * in arrays; non-finite numbers null), with objects that are not plain JSON queued in
+   * `pending` for the serializer. Array items are remembered (the item cache), so the next
+   * put of a growing list checks its old items instead of copying them.
+   */
+  #walk(v: unknown, depth: number, pending: Map<object, Pending>, target: Record<string, unknown> | unknown[], key: string | number, top = false): unknown {
+    switch (typeof v) {
+      case "string":
+      case "boolean":
+        return v;
+      case "number":
+        return Number.isFinite(v) ? (v === 0 ? 0 : v) : null; // JSON has no -0
+      case "undefined":
+        return { lc: 2, type: "undefined" };
+      case "object":
+        break;
+      case "function":
+      case "symbol":
+        if (top) throw new UseSerializer();
+        return null; // in arrays; objects skip these keys before calling
+      default:
+        throw new UseSerializer(); // bigint: whatever the serializer does with it
+    }
+    if (v === null) return null;
+    if (depth > MAX_DEPTH) throw new UseSerializer();
+    const known = this.#known.get(v);
+    if (known !== undefined) {
+      if (!known.plain || samePlain(v, known.json, 0)) return known.json;
+      this.#known.delete(v); // changed in place since
+    }
+    if (Array.isArray(v) && typeof (v as { toJSON?: unknown }).toJSON !== "function") {
+      const n = v.length;
+      const out = new Array<unknown>(n);
+      for (let i = 0; i < n; i++) {
+        const item: unknown = v[i];
+        if (typeof item !== "object" || item === null) {
+          out[i] = this.#walk(item, depth + 1, pending, out, i);
+          continue;
+        }
+        // The item cache: an item met before (the old part of a growing list) is checked, not copied.
+        const seen = this.#known.get(item);
+        if (seen !== undefined) {
+          if (!seen.plain || samePlain(item, seen.json, 0)) {
+            out[i] = seen.json;
+            continue;
+          }
+          this.#known.delete(item); // changed in place since
+        }
+        const json = this.#walk(item, depth + 1, pending, out, i);
+        out[i] = json;
+        if (!Array.isArray(item) && isPlainObject(item)) this.#known.set(item, { json, plain: true });
+      }
+      return out;
+    }
+    if (isDeltaSnapshot(v)) {
+      // What JsonPlusSerializer's replacer turns a DeltaSnapshot into; its value is walked on.
+      const out: Record<string, unknown> = { lc: 2, type: "delta_snapshot", value: undefined };
+      out["value"] = this.#walk(v.value, depth + 1, pending, out, "value");
+      return out;
+    }
+    if (!isPlainObject(v)) {
+      // Not plain JSON: the serializer decides (toJSON, Sets, Maps, messages, …).
+      let p = pending.get(v);
+      if (p === undefined) pending.set(v, (p = { value: v, slots: [] }));
+      p.slots.push({ target, key });
+      return null;
+    }
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) {
+      const x: unknown = (v as Record<string, unknown>)[k];
+      if (typeof x === "function" || typeof x === "symbol") continue;
+      setOwn(out, k, this.#walk(x, depth + 1, pending, out, k));
+    }
+    return out;
+  }
+
+  /** Remembers a plain array item with its JSON (a no-op for one already known). */
+  #rememberPlain(item: object, json: unknown): void {
+    if (!Array.isArray(item) && this.#known.get(item) === undefined && isPlainObject(item)) this.#known.set(item, { json, plain: true });
+  }
+
+  /** Serializes the queued objects one by one and puts their JSON where the walk left room. */
+  async #serializeEach(pending: Map<object, Pending>): Promise<void> {
+    await Promise.all(
+      [...pending.values()].map(async (p) => {
+        const [type, bytes] = await this.#serde.dumpsTyped(p.value);
+        // Bytes inside a JSON value (a Uint8Array in a list) only the whole-value path encodes.
+        if (type !== "json") throw new UseSerializer();
+        const json = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+        if (this.#reuseSerializable && isSerializedConstructor(json)) this.#known.set(p.value, { json, plain: false });
+        for (const s of p.slots) {
+          if (Array.isArray(s.target)) s.target[s.key as number] = json;
+          else setOwn(s.target, s.key as string, json);
+        }
+      }),
+    );
+  }
+
+  /**
+   * A fresh copy of stored JSON, with every sub-tree the serializer gives a meaning to (an
+   * object with an `lc` key: messages, undefined, Sets, DeltaSnapshots …) revived by it.
+   * JsonPlusSerializer revives bottom-up and leaves other objects as they are, so reviving
+   * those sub-trees alone gives what reviving the whole value would — except that a
+   * `__proto__` key stays a key here, where its reviver would make it the object's prototype.
+   */
+  #revive(json: unknown, pending: Promise<void>[], target: Record<string, unknown> | unknown[], key: string | number): unknown {
+    if (typeof json !== "object" || json === null) return json;
+    if (Array.isArray(json)) {
+      const out = new Array<unknown>(json.length);
+      for (let i = 0; i < json.length; i++) {
+        const item = this.#revive(json[i], pending, out, i);
+        out[i] = item;
+        if (typeof item === "object" && item !== null) this.#rememberPlain(item, json[i]);
+      }
+      return out;
+    }
+    if (Object.hasOwn(json, "lc")) {
+      pending.push(
+        (this.#serde.loadsTyped("json", JSON.stringify(json)) as Promise<unknown>).then((value) => {
+          if (this.#reuseSerializable && typeof value === "object" && value !== null && isSerializedConstructor(json)) {
+            this.#known.set(value, { json, plain: false });
+          }
+          if (Array.isArray(target)) target[key as number] = value;
+          else setOwn(target, key as string, value);
+        }),
+      );
+      return null;
+    }
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(json)) setOwn(out, k, this.#revive((json as Record<string, unknown>)[k], pending, out, k));
+    return out;
+  }
+}
+
+/** A plain JSON object as JsonPlusSerializer sees it: no class, no toJSON, no `lg_name` (its Send marker). */
+function isPlainObject(v: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(v);
+  if (proto !== Object.prototype && proto !== null) return false;
+  return !Object.hasOwn(v, "lg_name") && typeof (v as { toJSON?: unknown }).toJSON !== "function";
+}
+
+function isDeltaSnapshot(v: object): v is DeltaSnapshot {
+  return v instanceof DeltaSnapshot && typeof (v as { toJSON?: unknown }).toJSON !== "function";
+}
+
+/** LangChain's serialized form of a Serializable object (a message, a document): a value object. */
+function isSerializedConstructor(json: unknown): boolean {
+  if (typeof json !== "object" || json === null) return false;
+  const r = json as Record<string, unknown>;
+  return r["lc"] === 1 && r["type"] === "constructor" && Array.isArray(r["id"]);
+}
+
+/**
+ * Whether a live plain value still equals the stored JSON made from it (a caller may have
+ * changed it in place since). Anything that is not plain JSON counts as a change. (for-in
+ * rather than Object.keys: no allocation on this hot path; plain objects have no inherited
+ * enumerable keys unless Object.prototype was polluted, which the key count then catches.)
+ */
+function samePlain(a: unknown, b: unknown, depth: number): boolean {
+  if (a === b) return true; // stored JSON never holds a non-finite number, and -0 is stored as 0
+  if (typeof a !== "object" || a === null || typeof b !== "object" || b === null || depth > MAX_DEPTH) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) {
+      const x: unknown = a[i];
+      if (x !== b[i] && (!(i in a) || !samePlain(x, b[i], depth + 1))) return false;
+    }
+    return true;
+  }
+  // The stored JSON came from a plain object without toJSON or lg_name keys; one gaining
+  // such a key no longer matches it key for key, so only the prototype needs a look.
+  const proto: unknown = Object.getPrototypeOf(a);
+  if (Array.isArray(b) || (proto !== Object.prototype && proto !== null)) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  let n = 0;
+  for (const k in ra) {
+    n++;
+    const x = ra[k];
+    const y = rb[k];
+    if (x === y ? !Object.hasOwn(rb, k) : !samePlain(x, y, depth + 1)) return false;
+  }
+  for (const _k in rb) n--;
+  return n === 0;
+}
+
+/** Sets an own property, also one named "__proto__". */
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
