@@ -42,3 +42,28 @@ export { updatedConfidence } from "./domains/reasoning/hypotheses.js";
 // Workflow runs (flowgraph ADR-015): per-run, per-node saves with history, and crash-safe resume.
 export { RunStore, type RunCheckpointInfo, type RunInfo } from "./integrations/runs/run-store.js";
 export { resume, type Step, type ResumeOptions, type ResumeResult, type ResumeEvent } from "./integrations/runs/resume.js";
+
+// Conversations: messages of every role with tool calls intact, saved, restored and exchanged with OpenAI and LangChain.
+export {
+  ConversationSession,
+  type AppendOptions,
+  type AppendResult,
+  type ConversationCheckpoint,
+  type ConversationImportOptions,
+  type ConversationImportResult,
+  type ConversationRestoreOptions,
+  type ConversationRestoreResult,
+  type ConversationSaveOptions,
+  type SavedConversation,
+} from "./domains/conversation/conversation-session.js";
+export { InvalidMessageError, checkMessage, checkMessages, ROLES, type Content, type ContentPart, type Message, type Role, type ToolCall } from "./domains/conversation/model.js";
+export { detectFormat, readMessages, writeMessages, INPUT_FORMATS, OUTPUT_FORMATS, type InputFormat, type OutputFormat } from "./domains/conversation/interchange.js";
+export { fromOpenAIMessages, toOpenAIMessages, type OpenAIMessage, type OpenAIToolCall } from "./domains/conversation/openai.js";
+export {
+  fromLangChainMessages,
+  toLangChainMessages,
+  toLangChainStoredMessages,
+  type LangChainSerializedMessage,
+  type LangChainStoredMessage,
+} from "./domains/conversation/langchain.js";
+export type { ConversationDocument, ExportedCheckpoint } from "./domains/conversation/document.js";

@@ -3,6 +3,7 @@
 import { Command, CommanderError } from "commander";
 import { envFlag } from "../core/config.js";
 import { isForgeError } from "../core/errors.js";
+import { chatCommand } from "./commands/chat.js";
 import { checkpointCommand } from "./commands/checkpoint.js";
 import { duCommand, filesCommand } from "./commands/files.js";
 import { reasoningCommands } from "./commands/reasoning.js";
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   for (const cmd of reasoningCommands()) program.addCommand(cmd);
   program.addCommand(filesCommand());
   program.addCommand(runsCommand());
+  program.addCommand(chatCommand());
   program.addCommand(duCommand());
   program.addCommand(gcCommand());
   program.addCommand(fsckCommand());

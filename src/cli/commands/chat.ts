@@ -1,0 +1,313 @@
+// `forge chat …`: a conversation's messages — every role, tool calls intact — saved,
+// listed, shown, restored (branching or linear), deleted, exported and imported, in the
+// session the global --session / FORGE_SESSION names.
+import { readFileSync, writeFileSync } from "node:fs";
+import { Command, Option } from "commander";
+import { resolveSessionName } from "../../core/config.js";
+import { ForgeError } from "../../core/errors.js";
+import { ConversationSession, type ConversationCheckpoint } from "../../domains/conversation/conversation-session.js";
+import { INPUT_FORMATS, OUTPUT_FORMATS, writeMessages, type InputFormat, type OutputFormat } from "../../domains/conversation/interchange.js";
+import { ROLES, type Content, type Message } from "../../domains/conversation/model.js";
+import { commaList, run } from "../command.js";
+import { UsageError, type CliContext } from "../context.js";
+import { ago, c, checkpointJson, printJson, println, shortId } from "../output.js";
+
+async function conversation(ctx: CliContext): Promise<ConversationSession> {
+  return ConversationSession.open(await ctx.store(), resolveSessionName(ctx.options.session));
+}
+
+/** Text from a file, or standard input for "-"; a clear error when it cannot be read. */
+function readText(source: string): string {
+  try {
+    return readFileSync(source === "-" ? 0 : source, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new ForgeError("INVALID_ARGUMENT", `cannot read ${source === "-" ? "standard input" : source}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`, { cause: e });
+  }
+}
+
+function parseJson(text: string, label: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (e) {
+    throw new ForgeError("INVALID_ARGUMENT", `${label} is not JSON: ${(e as Error).message}`, { hint: "nothing was written", cause: e });
+  }
+}
+
+/** A message argument without --role: "-" (standard input), JSON text, or a JSON file. */
+function readMessageArgument(arg: string): unknown {
+  if (arg === "-") return parseJson(readText("-"), "standard input");
+  if (/^\s*[[{]/.test(arg)) return parseJson(arg, "the message");
+  return parseJson(readText(arg), arg);
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? "" : "s"}`;
+}
+
+function checkpointRow(cp: ConversationCheckpoint, head: boolean): string {
+  const parts = [
+    (head ? c.green("* ") : "  ") + c.bold(`#${cp.seq}`.padEnd(5)),
+    cp.name,
+    c.dim(cp.messageCount === null ? "? messages" : plural(cp.messageCount, "message")),
+    c.cyan(cp.branch),
+    c.yellow(shortId(cp.id)),
+    c.dim(ago(cp.createdAt)),
+  ];
+  if (cp.tags.length > 0) parts.push(c.magenta(`[${cp.tags.join(", ")}]`));
+  if (cp.description) parts.push(c.dim(`— ${cp.description}`));
+  return parts.join("  ");
+}
+
+function indent(text: string, by: string): string {
+  return text.split("\n").join(`\n${by}`);
+}
+
+function contentText(content: Content): string {
+  if (content === null) return "";
+  if (typeof content === "string") return content;
+  return content
+    .map((p) => {
+      if (p.type === "text" && typeof p["text"] === "string") return p["text"];
+      const url = (p["image_url"] as { url?: unknown } | undefined)?.url;
+      return c.dim(`[${p.type}${typeof url === "string" ? `: ${url.length > 80 ? `${url.slice(0, 77)}…` : url}` : ""}]`);
+    })
+    .join("\n");
+}
+
+/** A readable transcript: one block per message, tool calls and the calls tool results answer shown. */
+function printTranscript(messages: readonly Message[]): void {
+  if (messages.length === 0) return println(c.dim("no messages yet: `forge chat append --role user \"…\"` adds one"));
+  const width = String(messages.length - 1).length;
+  for (const [i, m] of messages.entries()) {
+    const pad = " ".repeat(width + 3);
+    let who: string;
+    if (m.role === "tool") who = `${c.magenta("tool")}${m.name ? ` ${m.name}` : ""}${m.toolCallId ? c.dim(` (answers ${m.toolCallId})`) : c.dim(" (function result)")}`;
+    else {
+      const role = m.role === "user" ? c.green(m.role) : m.role === "assistant" ? c.cyan(m.role) : c.yellow(m.role);
+      who = `${role}${m.name ? ` (${m.name})` : ""}`;
+    }
+    const text = contentText(m.content);
+    println(`${c.dim(`[${String(i).padStart(width)}]`)} ${who}:${text ? ` ${indent(text, pad)}` : ""}`);
+    for (const call of m.toolCalls ?? []) {
+      const args = call.argumentsText ?? JSON.stringify(call.arguments);
+      println(`${pad}${c.cyan("→")} ${c.bold(call.name)} ${args}${call.id ? c.dim(`  (${call.id})`) : ""}`);
+    }
+  }
+}
+
+export function chatCommand(): Command {
+  const cmd = new Command("chat").description("conversations: messages of every role, tool calls included, saved and restored (--session picks the conversation)");
+
+  cmd
+    .command("new")
+    .description("start a conversation session")
+    .argument("[name]", "its name (default: --session, FORGE_SESSION, else \"default\")")
+    .option("--system <text>", "start it with this system message")
+    .action(
+      run(async (ctx, name: string | undefined, opts: { system?: string }) => {
+        const sessionName = name ?? resolveSessionName(ctx.options.session);
+        const cs = await ConversationSession.create(await ctx.store(), sessionName, opts.system === undefined ? {} : { messages: [{ role: "system", content: opts.system }] });
+        const count = (await cs.messages()).length;
+        if (ctx.json) return printJson({ session: cs.name, kind: "conversation", messages: count });
+        println(`${c.green("started")} conversation ${c.bold(cs.name)}${count ? ` with ${plural(count, "message")}` : ""}`);
+        if (sessionName !== resolveSessionName(ctx.options.session)) println(c.dim(`  use it with --session ${cs.name} (or FORGE_SESSION=${cs.name})`));
+      }),
+    );
+
+  cmd
+    .command("append")
+    .description("add a message: --role ROLE TEXT, or a message (or list) as JSON text, a JSON file or - (standard input)")
+    .argument("[message]", "with --role, the text (- reads it from standard input); without, JSON text, a JSON file, or -")
+    .addOption(new Option("--role <role>", "the message's role").choices(ROLES))
+    .option("--name <name>", "the participant's (or, for a tool message, the tool's) name")
+    .option("--tool-call-id <id>", "the call a tool message answers")
+    .option("--tool-call <json>", 'a tool call of an assistant message: {"id", "name", "arguments": {…}} (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .addOption(new Option("--format <format>", "the JSON's format (default: detected per message)").choices(INPUT_FORMATS).default("auto"))
+    .addHelpText(
+      "after",
+      `\nExamples:\n  forge chat append --role user "what is the weather in Paris?"\n  forge chat append --role assistant --tool-call '{"id":"call_1","name":"weather","arguments":{"city":"Paris"}}'\n  forge chat append --role tool --tool-call-id call_1 --name weather '{"temp": 21}'\n  forge chat append '{"role":"assistant","content":"21 °C"}'        # OpenAI, LangChain or Forge JSON\n  forge chat append transcript.json                                  # a message or a list, from a file`,
+    )
+    .action(
+      run(async (ctx, arg: string | undefined, opts: { role?: Message["role"]; name?: string; toolCallId?: string; toolCall?: string[]; format: InputFormat }) => {
+        let input: unknown;
+        let format = opts.format;
+        if (opts.role !== undefined) {
+          const calls = (opts.toolCall ?? []).map((t, i) => parseJson(t, `--tool-call ${i + 1}`));
+          let content: Content;
+          if (arg !== undefined) content = arg === "-" ? readText("-") : arg;
+          else if (opts.role === "assistant" && calls.length > 0) content = null;
+          else throw new UsageError("give the message's text (or - to read it from standard input)");
+          input = {
+            role: opts.role,
+            content,
+            ...(opts.name !== undefined && { name: opts.name }),
+            ...(opts.toolCallId !== undefined && { toolCallId: opts.toolCallId }),
+            ...(calls.length > 0 && { toolCalls: calls }),
+          };
+          format = "forge";
+        } else {
+          if (opts.name !== undefined || opts.toolCallId !== undefined || opts.toolCall !== undefined) throw new UsageError("--name, --tool-call-id and --tool-call go with --role");
+          if (arg === undefined) throw new UsageError("give --role ROLE and the text, or a message as JSON (text, a file, or - for standard input)");
+          input = readMessageArgument(arg);
+        }
+        const cs = await conversation(ctx);
+        const r = await cs.append(input, { format });
+        if (ctx.json) return printJson({ session: cs.name, appended: r.appended, count: r.count });
+        println(`${c.green("appended")} ${plural(r.appended.length, "message")} ${c.dim(`(${cs.name} now holds ${plural(r.count, "message")})`)}`);
+      }),
+    );
+
+  cmd
+    .command("save")
+    .description('save the conversation as a checkpoint (named "Checkpoint N" unless named)')
+    .argument("[name]", "the checkpoint's name")
+    .option("--description <text>", "what it is")
+    .option("-t, --tags <tags>", "comma-separated tags", commaList, [])
+    .action(
+      run(async (ctx, name: string | undefined, opts: { description?: string; tags: string[] }) => {
+        const cs = await conversation(ctx);
+        const cp = await cs.save(name, { tags: opts.tags, ...(opts.description !== undefined && { description: opts.description }) });
+        if (ctx.json) return printJson(checkpointJson(cp));
+        println(`${c.green("saved")} ${c.bold(cp.name)} ${c.dim(`(#${cp.seq}, ${plural(cp.messageCount ?? 0, "message")}, ${cp.branch})`)}`);
+      }),
+    );
+
+  cmd
+    .command("list")
+    .alias("ls")
+    .description("the conversation's checkpoints, oldest first (* marks HEAD)")
+    .action(
+      run(async (ctx) => {
+        const cs = await conversation(ctx);
+        const [list, head] = await Promise.all([cs.list(), cs.session.head()]);
+        if (ctx.json) return printJson({ session: cs.name, head: { branch: head.branch, checkpoint: head.checkpoint?.id ?? null }, checkpoints: list.map(checkpointJson) });
+        if (list.length === 0) return println(c.dim("no checkpoints yet: `forge chat save` saves the conversation"));
+        for (const cp of list) println(checkpointRow(cp, cp.id === head.checkpoint?.id));
+      }),
+    );
+
+  cmd
+    .command("show")
+    .description("the conversation as a transcript (or a checkpoint's, by name, #N or any ref)")
+    .argument("[ref]", "a checkpoint (default: the messages it holds now)")
+    .action(
+      run(async (ctx, ref: string | undefined) => {
+        const cs = await conversation(ctx);
+        const saved = ref === undefined ? undefined : await cs.get(ref);
+        const messages = saved?.messages ?? (await cs.messages());
+        if (ctx.json) return printJson({ session: cs.name, checkpoint: saved ? checkpointJson(saved.checkpoint) : null, messages });
+        if (saved) println(c.dim(`${saved.checkpoint.name} (#${saved.checkpoint.seq}, ${saved.checkpoint.branch}, ${ago(saved.checkpoint.createdAt)})`));
+        printTranscript(messages);
+      }),
+    );
+
+  cmd
+    .command("restore")
+    .description("make a checkpoint's messages the conversation's again; later checkpoints stay on their branch unless --linear")
+    .argument("<ref>", 'a checkpoint: its name ("Checkpoint 2"), #N, an id prefix, HEAD~1, …')
+    .option("--linear", "discard every checkpoint made after it on its branch")
+    .action(
+      run(async (ctx, ref: string, opts: { linear?: boolean }) => {
+        const cs = await conversation(ctx);
+        const r = await cs.restore(ref, { linear: opts.linear === true });
+        if (ctx.json) return printJson({ checkpoint: checkpointJson(r.checkpoint), head: r.head, messages: r.messages, discarded: r.discarded.map(checkpointJson) });
+        println(`${c.green("restored")} ${c.bold(r.checkpoint.name)} ${c.dim(`(#${r.checkpoint.seq})`)}: ${plural(r.messages.length, "message")}`);
+        if (opts.linear) {
+          if (r.discarded.length > 0) println(c.dim(`  discarded ${plural(r.discarded.length, "later checkpoint")}: ${r.discarded.map((d) => `#${d.seq} ${d.name}`).join(", ")}`));
+        } else if (r.head.branch === null) {
+          println(c.dim("  later checkpoints stay on their branch; the next save starts a new one"));
+        }
+      }),
+    );
+
+  cmd
+    .command("delete")
+    .alias("rm")
+    .description("delete checkpoints (the messages the conversation holds now stay)")
+    .argument("<refs...>", "checkpoints: names, #N, id prefixes, …")
+    .action(
+      run(async (ctx, refs: string[]) => {
+        const gone = await (await conversation(ctx)).delete(refs);
+        if (ctx.json) return printJson({ deleted: gone.map(checkpointJson) });
+        for (const cp of gone) println(`${c.red("deleted")} #${cp.seq} ${cp.name}`);
+      }),
+    );
+
+  cmd
+    .command("clear")
+    .description("delete every checkpoint of the conversation and empty its messages")
+    .action(
+      run(async (ctx) => {
+        const cs = await conversation(ctx);
+        const r = await cs.clear();
+        if (ctx.json) return printJson({ session: cs.name, deleted: r.deleted.map(checkpointJson), messages: r.messages });
+        println(`${c.red("cleared")} ${cs.name}: deleted ${plural(r.deleted.length, "checkpoint")} and ${plural(r.messages, "message")}`);
+      }),
+    );
+
+  cmd
+    .command("latest")
+    .description("the checkpoint saved last, with its messages")
+    .action(
+      run(async (ctx) => {
+        const cs = await conversation(ctx);
+        const latest = await cs.latest();
+        if (!latest) throw new ForgeError("NO_CHECKPOINT", `conversation "${cs.name}" has no checkpoints`, { hint: "`forge chat save` saves one" });
+        if (ctx.json) return printJson({ checkpoint: checkpointJson(latest.checkpoint), messages: latest.messages });
+        println(checkpointRow(latest.checkpoint, false).trim());
+        printTranscript(latest.messages);
+      }),
+    );
+
+  cmd
+    .command("export")
+    .description("the conversation as JSON: Forge's document (checkpoints included), or its messages for OpenAI or LangChain")
+    .option("--output <file>", "write it here (default: standard output)")
+    .addOption(new Option("--format <format>", "forge: the whole session; openai, langchain (serialized), langchain-stored: messages only").choices(OUTPUT_FORMATS).default("forge"))
+    .option("--ref <ref>", "with openai/langchain formats: a checkpoint's messages instead of the current ones")
+    .action(
+      run(async (ctx, opts: { output?: string; format: OutputFormat; ref?: string }) => {
+        const cs = await conversation(ctx);
+        if (opts.format === "forge" && opts.ref !== undefined) throw new UsageError("--ref goes with --format openai, langchain or langchain-stored (the forge format holds every checkpoint)");
+        let doc: unknown;
+        let counts: { messages: number; checkpoints: number };
+        if (opts.format === "forge") {
+          const d = await cs.export();
+          doc = d;
+          counts = { messages: d.messages.length, checkpoints: d.checkpoints.length };
+        } else {
+          const messages = opts.ref === undefined ? await cs.messages() : (await cs.get(opts.ref)).messages;
+          doc = writeMessages(messages, opts.format);
+          counts = { messages: messages.length, checkpoints: 0 };
+        }
+        const text = JSON.stringify(doc, null, 2) + "\n";
+        if (opts.output === undefined) {
+          process.stdout.write(text);
+          return;
+        }
+        writeFileSync(opts.output, text);
+        if (ctx.json) return printJson({ session: cs.name, output: opts.output, format: opts.format, ...counts });
+        println(`exported ${plural(counts.messages, "message")}${opts.format === "forge" ? ` and ${plural(counts.checkpoints, "checkpoint")}` : ""} of ${cs.name} to ${opts.output} ${c.dim(`(${opts.format})`)}`);
+      }),
+    );
+
+  cmd
+    .command("import")
+    .description("import a conversation as a NEW session: a `forge chat export` document, or a list of messages (OpenAI, LangChain or Forge)")
+    .argument("<file>", "the JSON file, or - for standard input")
+    .option("--as <name>", "the new session's name (default: the document's; for a plain list, --session)")
+    .addOption(new Option("--format <format>", "for a plain list: the messages' format (default: detected per message)").choices(INPUT_FORMATS).default("auto"))
+    .action(
+      run(async (ctx, file: string, opts: { as?: string; format: InputFormat }) => {
+        const json = parseJson(readText(file), file === "-" ? "standard input" : file);
+        const as = opts.as ?? (Array.isArray(json) ? resolveSessionName(ctx.options.session) : undefined);
+        const r = await ConversationSession.import(await ctx.store(), json, { format: opts.format, ...(as !== undefined && { as }) });
+        if (ctx.json) return printJson({ session: r.session.name, checkpoints: r.checkpoints, messages: r.messages });
+        println(`${c.green("imported")} conversation ${c.bold(r.session.name)}: ${plural(r.checkpoints, "checkpoint")}, ${plural(r.messages, "message")}`);
+        if (r.session.name !== resolveSessionName(ctx.options.session)) println(c.dim(`  use it with --session ${r.session.name}`));
+      }),
+    );
+
+  return cmd;
+}
