@@ -8,6 +8,7 @@ import { checkpointCommand } from "./commands/checkpoint.js";
 import { duCommand, filesCommand } from "./commands/files.js";
 import { reasoningCommands } from "./commands/reasoning.js";
 import { runsCommand } from "./commands/runs.js";
+import { uiCommand } from "./commands/ui.js";
 import { fsckCommand, gcCommand, initCommand, sessionCommand } from "./commands/store.js";
 import { UsageError } from "./context.js";
 import { demoCommand } from "./demo.js";
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   program.addCommand(filesCommand());
   program.addCommand(runsCommand());
   program.addCommand(chatCommand());
+  program.addCommand(uiCommand());
   program.addCommand(duCommand());
   program.addCommand(gcCommand());
   program.addCommand(fsckCommand());

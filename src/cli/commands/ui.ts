@@ -1,0 +1,30 @@
+// `forge ui`: the web page over the store — timeline, states, compare, restore.
+import { Command } from "commander";
+import { startUi } from "../../ui/server.js";
+import { run, wholeNumber } from "../command.js";
+import { c, printJson, println } from "../output.js";
+
+export function uiCommand(): Command {
+  return new Command("ui")
+    .description("serve the web page: timelines, states, compare and restore (Ctrl-C stops it)")
+    .option("--port <n>", "port to listen on (0: any free one)", wholeNumber, 4500)
+    .option("--host <host>", "address to bind; anything but loopback requires the printed token", "127.0.0.1")
+    .option("--token <token>", "the token to require (default: a random one when not on loopback)")
+    .action(
+      run(async (ctx, opts: { port: number; host: string; token?: string }) => {
+        const ui = await startUi(await ctx.store(), { host: opts.host, port: opts.port, ...(opts.token !== undefined && { token: opts.token, requireToken: true }) });
+        if (ctx.json) printJson({ url: ui.url, host: ui.host, port: ui.port, token: ui.token ?? null });
+        else {
+          println(`Forge UI on ${c.bold(ui.url)}`);
+          if (ui.token !== undefined) println(c.dim("every request needs that token: share the URL only with people who may restore checkpoints"));
+          println(c.dim("Ctrl-C stops it"));
+        }
+        await new Promise<void>((resolve) => {
+          const stop = () => resolve();
+          process.once("SIGINT", stop);
+          process.once("SIGTERM", stop);
+        });
+        await ui.close();
+      }),
+    );
+}

@@ -1,0 +1,267 @@
+// `forge ui`'s HTTP side (Hono): a JSON API over the library, the built page, and the
+// safety rules. Every request passes `guard` first:
+//  - the Host header must name this server (no DNS rebinding into a loopback server);
+//  - off loopback, every request needs the token (Authorization: Bearer, or ?token= for
+//    the first page load and EventSource, which cannot set headers);
+//  - state-changing calls are POST with a JSON body, and a request from another origin
+//    (Origin or Sec-Fetch-Site says so) is refused.
+// Inputs are checked with zod schemas; session names and refs go to the library (which
+// validates them again) and never to the file system; static files come from a fixed list.
+import { timingSafeEqual } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Hono, type Context } from "hono";
+import { streamSSE } from "hono/streaming";
+import { z } from "zod";
+import { ForgeError } from "../core/errors.js";
+import type { Store } from "../timeline/store.js";
+import { checkpointJson, checkpointView, compareView, stateView } from "./views.js";
+import { conversationActions } from "./conversation-actions.js";
+
+export interface AppOptions {
+  /** Required on every request when set (any non-loopback bind sets one). */
+  readonly token?: string;
+  /** Host header values this server answers to, e.g. "127.0.0.1:4500"; "*" for any (a token-guarded bind). */
+  readonly allowedHosts: readonly string[];
+  /** How often the event stream looks for new checkpoints (default 1000 ms). */
+  readonly pollMs?: number;
+}
+
+/** The built page, served from a fixed list (nothing from a request reaches the file system). */
+const ASSETS: Record<string, { file: string; type: string }> = {
+  "/": { file: "index.html", type: "text/html; charset=utf-8" },
+  "/assets/app.js": { file: "app.js", type: "text/javascript; charset=utf-8" },
+  "/assets/app.css": { file: "app.css", type: "text/css; charset=utf-8" },
+};
+/** dist/ui/page next to the compiled server; from the TypeScript sources (tests), the build's copy. */
+const PAGE_DIRS = [new URL("./page/", import.meta.url), new URL("../../dist/ui/page/", import.meta.url)];
+const pageDir = (): URL => PAGE_DIRS.find((d) => existsSync(fileURLToPath(new URL("app.js", d)))) ?? (PAGE_DIRS[0] as URL);
+
+const name = z.string().min(1).max(128);
+const ref = z.string().min(1).max(200);
+const restoreBody = z.object({ ref, linear: z.boolean().default(false) }).strict();
+
+export function createApp(store: Store, options: AppOptions): Hono {
+  const app = new Hono();
+  const assets = new Map<string, Buffer>();
+
+  app.onError((e, c) => errorResponse(c, e));
+  app.notFound((c) => c.json({ error: "not found", code: "NOT_FOUND" }, 404));
+
+  app.use("*", async (c, next) => {
+    const refusal = guard(c, options);
+    if (refusal) return c.json({ error: refusal.message, code: refusal.code }, refusal.status);
+    await next();
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Referrer-Policy", "no-referrer");
+    c.header("Cache-Control", "no-store");
+  });
+
+  for (const [path, asset] of Object.entries(ASSETS)) {
+    app.get(path, (c) => {
+      let body = assets.get(asset.file);
+      if (!body) {
+        try {
+          body = readFileSync(fileURLToPath(new URL(asset.file, pageDir())));
+        } catch {
+          return c.text("the page is not built: run `npm run build`", 500);
+        }
+        assets.set(asset.file, body);
+      }
+      c.header("Content-Type", asset.type);
+      c.header("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'");
+      return c.body(new Uint8Array(body));
+    });
+  }
+
+  app.get("/api/sessions", async (c) => {
+    const sessions = await store.listSessions();
+    const out = [];
+    for (const s of sessions) {
+      const session = await store.getSession(s.name);
+      const last = (await session.list({ order: "desc", limit: 1 }))[0];
+      out.push({ name: s.name, kind: s.kind, checkpoints: s.checkpoints, createdAt: s.createdAt.toISOString(), updatedAt: (last?.createdAt ?? s.createdAt).toISOString() });
+    }
+    out.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
+    return c.json({ sessions: out });
+  });
+
+  app.get("/api/sessions/:name", async (c) => {
+    const session = await store.getSession(param(c, "name", name));
+    const info = await session.info();
+    const t = await session.timeline();
+    const working = await session.working();
+    return c.json({
+      session: { name: info.name, kind: info.kind, createdAt: info.createdAt.toISOString() },
+      head: t.head,
+      branches: t.branches,
+      checkpoints: t.checkpoints.map(checkpointJson).reverse(),
+      working: working ? { version: working.version, view: stateView(info.kind, working.state) } : null,
+    });
+  });
+
+  app.get("/api/sessions/:name/checkpoints/:ref", async (c) => {
+    const session = await store.getSession(param(c, "name", name));
+    const info = await session.info();
+    return c.json(await checkpointView(store, session, info.kind, param(c, "ref", ref)));
+  });
+
+  app.get("/api/sessions/:name/compare", async (c) => {
+    const session = await store.getSession(param(c, "name", name));
+    const info = await session.info();
+    return c.json(await compareView(store, session, info.kind, query(c, "from", ref), query(c, "to", ref)));
+  });
+
+  app.get("/api/sessions/:name/restore-plan", async (c) => {
+    const session = await store.getSession(param(c, "name", name));
+    const linear = c.req.query("linear") === "1" || c.req.query("linear") === "true";
+    const plan = await session.restorePlan(query(c, "ref", ref), { discardFuture: linear });
+    return c.json({ checkpoint: checkpointJson(plan.checkpoint), head: plan.head, discarded: plan.discarded.map(checkpointJson), linear, restorable: restorable(await session.info().then((i) => i.kind)) });
+  });
+
+  app.post("/api/sessions/:name/restore", async (c) => {
+    const session = await store.getSession(param(c, "name", name));
+    const body = await jsonBody(c, restoreBody);
+    const kind = (await session.info()).kind;
+    if (!restorable(kind)) {
+      throw new ForgeError("INVALID_ARGUMENT", `the page does not restore ${kind} sessions`, { hint: "restore files with `forge files restore REF` in the workspace" });
+    }
+    const convo = kind === "conversation" ? conversationActions(store, session.name) : null;
+    const result = convo ? await convo.restore(body.ref, body.linear) : await session.restore(body.ref, { discardFuture: body.linear });
+    return c.json({ checkpoint: checkpointJson(result.checkpoint), head: result.head, discarded: result.discarded.map(checkpointJson) });
+  });
+
+  app.post("/api/sessions/:name/messages", async (c) => {
+    const convo = await conversation(store, param(c, "name", name));
+    const body = await jsonBody(c, z.object({ message: z.record(z.string(), z.unknown()) }).strict());
+    return c.json(await convo.append(body.message));
+  });
+
+  app.post("/api/sessions/:name/save", async (c) => {
+    const convo = await conversation(store, param(c, "name", name));
+    const body = await jsonBody(c, z.object({ name: z.string().max(200).optional(), description: z.string().max(2000).optional() }).strict());
+    const cp = await convo.save(body.name, body.description);
+    return c.json({ checkpoint: checkpointJson(cp) });
+  });
+
+  // Server-sent events: "change" whenever a checkpoint is added or removed anywhere, or a
+  // session's working state moves, so the page follows other processes' work.
+  app.get("/api/events", (c) =>
+    streamSSE(c, async (stream) => {
+      let last = await fingerprint(store);
+      await stream.writeSSE({ event: "hello", data: last });
+      while (!stream.aborted && !stream.closed) {
+        await stream.sleep(options.pollMs ?? 1000);
+        const now = await fingerprint(store).catch(() => last);
+        if (now !== last) {
+          last = now;
+          await stream.writeSSE({ event: "change", data: now });
+        }
+      }
+    }),
+  );
+
+  return app;
+}
+
+/** Sessions the page restores: not workspace files (that writes a folder; the CLI does it there). */
+function restorable(kind: string): boolean {
+  return kind !== "workspace";
+}
+
+async function conversation(store: Store, sessionName: string) {
+  const session = await store.getSession(sessionName);
+  const kind = (await session.info()).kind;
+  if (kind !== "conversation") throw new ForgeError("INVALID_ARGUMENT", `session "${sessionName}" is a ${kind} session, not a conversation`);
+  return conversationActions(store, sessionName);
+}
+
+/** Changes when any session gains or loses a checkpoint or moves its working state. */
+async function fingerprint(store: Store): Promise<string> {
+  const parts: string[] = [];
+  for (const s of await store.listSessions()) {
+    const session = await store.getSession(s.name).catch(() => undefined);
+    parts.push(`${s.id}:${s.checkpoints}:${session ? await session.workVersion() : "-"}:${(await session?.head())?.checkpoint?.id ?? ""}`);
+  }
+  return String(parts.join("|").length) + ":" + hashText(parts.join("|"));
+}
+
+function hashText(s: string): string {
+  let h = 2166136261;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619) >>> 0;
+  return h.toString(36);
+}
+
+interface Refusal {
+  readonly status: 400 | 401 | 403 | 415;
+  readonly code: string;
+  readonly message: string;
+}
+
+function guard(c: Context, options: AppOptions): Refusal | null {
+  const host = c.req.header("host") ?? "";
+  if (!options.allowedHosts.includes("*") && !options.allowedHosts.includes(host.toLowerCase())) {
+    return { status: 403, code: "FORBIDDEN_HOST", message: `this server does not answer to host "${host}"` };
+  }
+  if (options.token !== undefined) {
+    const auth = c.req.header("authorization") ?? "";
+    const given = auth.startsWith("Bearer ") ? auth.slice(7) : (c.req.query("token") ?? "");
+    if (!sameSecret(given, options.token)) return { status: 401, code: "UNAUTHORIZED", message: "a token is required: open the URL `forge ui` printed" };
+  }
+  if (c.req.method !== "GET" && c.req.method !== "HEAD") {
+    if (c.req.method !== "POST") return { status: 400, code: "BAD_METHOD", message: `${c.req.method} is not used here` };
+    const origin = c.req.header("origin");
+    if (origin !== undefined && origin !== `http://${host}`) return { status: 403, code: "CROSS_ORIGIN", message: `requests from ${origin} are refused` };
+    if (c.req.header("sec-fetch-site") === "cross-site") return { status: 403, code: "CROSS_ORIGIN", message: "cross-site requests are refused" };
+    if (!(c.req.header("content-type") ?? "").toLowerCase().startsWith("application/json")) {
+      return { status: 415, code: "BAD_CONTENT_TYPE", message: "send a JSON body (Content-Type: application/json)" };
+    }
+  }
+  return null;
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+class BadRequest extends Error {}
+
+function param<T>(c: Context, key: string, schema: z.ZodType<T>): T {
+  const r = schema.safeParse(c.req.param(key));
+  if (!r.success) throw new BadRequest(`invalid ${key}: ${r.error.issues[0]?.message ?? "bad value"}`);
+  return r.data;
+}
+
+function query<T>(c: Context, key: string, schema: z.ZodType<T>): T {
+  const r = schema.safeParse(c.req.query(key));
+  if (!r.success) throw new BadRequest(`query parameter "${key}" is ${c.req.query(key) === undefined ? "missing" : `invalid: ${r.error.issues[0]?.message}`}`);
+  return r.data;
+}
+
+async function jsonBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
+  let raw: unknown;
+  try {
+    raw = await c.req.json();
+  } catch {
+    throw new BadRequest("the body is not valid JSON");
+  }
+  const r = schema.safeParse(raw);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    throw new BadRequest(`invalid body: ${issue?.path.length ? `${issue.path.join(".")}: ` : ""}${issue?.message ?? "bad value"}`);
+  }
+  return r.data;
+}
+
+const NOT_FOUND = new Set(["SESSION_NOT_FOUND", "CHECKPOINT_NOT_FOUND", "NOT_FOUND", "BRANCH_NOT_FOUND"]);
+
+function errorResponse(c: Context, e: unknown): Response {
+  if (e instanceof BadRequest) return c.json({ error: e.message, code: "BAD_REQUEST" }, 400);
+  if (e instanceof ForgeError) {
+    const status = NOT_FOUND.has(e.code) ? 404 : e.code === "STORE_UNAVAILABLE" ? 503 : e.code === "CONFLICT" ? 409 : e.code === "CORRUPT_OBJECT" ? 500 : 400;
+    return c.json({ error: e.message, code: e.code, ...(e.hint && { hint: e.hint }) }, status);
+  }
+  return c.json({ error: `internal error: ${(e as Error)?.message ?? String(e)}`, code: "INTERNAL" }, 500);
+}
