@@ -6,6 +6,8 @@ import { isForgeError } from "../core/errors.js";
 import { chatCommand } from "./commands/chat.js";
 import { checkpointCommand } from "./commands/checkpoint.js";
 import { duCommand, filesCommand } from "./commands/files.js";
+import { hookCommand } from "./commands/hook.js";
+import { mcpCommand } from "./commands/mcp.js";
 import { reasoningCommands } from "./commands/reasoning.js";
 import { runsCommand } from "./commands/runs.js";
 import { uiCommand } from "./commands/ui.js";
@@ -34,6 +36,8 @@ export function buildProgram(): Command {
   program.addCommand(runsCommand());
   program.addCommand(chatCommand());
   program.addCommand(uiCommand());
+  program.addCommand(mcpCommand());
+  program.addCommand(hookCommand());
   program.addCommand(duCommand());
   program.addCommand(gcCommand());
   program.addCommand(fsckCommand());

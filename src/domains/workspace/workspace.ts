@@ -326,7 +326,7 @@ export class Workspace {
     const a = from === undefined ? ((await this.#base())?.tree ?? emptyTree()) : (await this.treeOf(from)).tree;
     const bWorking = to === undefined || to === "working";
     const b = bWorking ? (await this.#scan(false)).tree : (await this.treeOf(to)).tree;
-    const filter = pathFilter(options.paths);
+    const filter = pathFilter(this.root, options.paths);
     const changes = compareTrees(a, b).filter((c) => filter(c.path) || (c.from !== undefined && filter(c.from)));
     const read = async (f: FileInfo, side: "before" | "after", path: string): Promise<Buffer> => {
       if (side === "after" && bWorking) return readFileSync(join(this.root, path));
@@ -358,7 +358,7 @@ export class Workspace {
   async #restoreTree(targetTree: Tree, checkpoint: Checkpoint, options: { paths?: readonly string[]; dryRun?: boolean }): Promise<RestoreReport> {
     const target = { tree: targetTree, checkpoint };
     const current = (await this.#scan(false)).tree;
-    const filter = pathFilter(options.paths);
+    const filter = pathFilter(this.root, options.paths);
     const skipped: { path: string; why: string }[] = [];
     const writes: [string, FileInfo][] = [];
     const deletes: string[] = [];
@@ -679,9 +679,19 @@ function applyPaths(a: Tree, b: Tree, paths: readonly string[]): Tree {
   return { files, dirs };
 }
 
-/** A matcher for "-- PATHS": a path matches a named file or anything under a named folder. */
-function pathFilter(paths: readonly string[] | undefined): (p: string) => boolean {
+/**
+ * A matcher for "-- PATHS": a path matches a named file or anything under a named folder.
+ * `paths` are relative to `root` (or absolute inside it); one outside the root is refused
+ * before anything is read or written.
+ */
+function pathFilter(root: string, paths: readonly string[] | undefined): (p: string) => boolean {
   if (!paths || paths.length === 0) return () => true;
-  const norm = paths.map((p) => p.replace(/\\/g, "/").replace(/^\.\//, "").replace(/\/+$/, ""));
-  return (p) => norm.some((n) => n === "" || n === "." || p === n || p.startsWith(`${n}/`));
+  const norm = paths.map((p) => {
+    const abs = resolve(root, p.replace(/\\/g, "/"));
+    if (abs !== root && !abs.startsWith(root + sep)) {
+      throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `${p} is outside the workspace ${root}`, { hint: "name files and folders inside the workspace; nothing was changed" });
+    }
+    return abs === root ? "" : abs.slice(root.length + 1).split(sep).join("/");
+  });
+  return (p) => norm.some((n) => n === "" || p === n || p.startsWith(`${n}/`));
 }

@@ -1,0 +1,36 @@
+// Opening a workspace the way every front end does (CLI, MCP server, hooks, watch): the
+// root is the one asked for, else the folder holding the nearest .forge, else the current
+// one; ignore patterns, the size limit and retention come from that folder's config.json.
+import { resolve } from "node:path";
+import { findForgeRoot, readConfigFile } from "../../core/config.js";
+import type { Store } from "../../timeline/store.js";
+import { WORKSPACE_SESSION, Workspace } from "./workspace.js";
+
+export interface WorkspaceLocation {
+  /** The workspace folder; default: the folder holding the nearest .forge, else `cwd`. */
+  readonly root?: string;
+  /** The session holding the snapshots (default "workspace"). */
+  readonly filesSession?: string;
+  /** Where relative roots and the .forge search start (default: the process's cwd). */
+  readonly cwd?: string;
+}
+
+/** The workspace root for `location` (absolute). */
+export function workspaceRoot(location: WorkspaceLocation = {}): string {
+  const cwd = location.cwd ?? process.cwd();
+  return location.root !== undefined ? resolve(cwd, location.root) : (findForgeRoot(cwd) ?? resolve(cwd));
+}
+
+/** Opens the workspace at `location` with its folder's configuration. */
+export async function openConfiguredWorkspace(store: Store, location: WorkspaceLocation = {}): Promise<Workspace> {
+  const root = workspaceRoot(location);
+  const forgeRoot = findForgeRoot(root);
+  const cfg = (forgeRoot ? readConfigFile(forgeRoot).workspace : undefined) ?? {};
+  return Workspace.open(store, {
+    root,
+    session: location.filesSession ?? WORKSPACE_SESSION,
+    ...(cfg.ignore && { ignore: cfg.ignore }),
+    ...(cfg.maxFileBytes !== undefined && { maxFileBytes: cfg.maxFileBytes }),
+    ...((cfg.keepLast !== undefined || cfg.keepDays !== undefined) && { retention: { keepLast: cfg.keepLast ?? 100, keepDays: cfg.keepDays ?? 30 } }),
+  });
+}

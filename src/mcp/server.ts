@@ -1,0 +1,63 @@
+// `forge mcp`: Forge as a Model Context Protocol server. An agent sees checkpoints, time
+// travel, the reasoning board and workspace snapshots as tools, and the current brief and
+// timeline as resources, instead of shelling out to the CLI and parsing its text.
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { VERSION } from "../cli/version.js";
+import { McpContext, checkpointData, errorText, plain, type McpOptions } from "./context.js";
+import { reasoningTools, timelineTools, workspaceTools } from "./tools.js";
+
+const INSTRUCTIONS = `Forge keeps checkpoints of your working state so nothing is lost to a context compaction, a bad experiment or a crash.
+- Record your reasoning as you go: task_set, hypothesis_add/update, evidence_add, belief_add, gap_add/fill, note_add, verify. Confirming or rejecting a hypothesis and other significant changes make automatic checkpoints.
+- checkpoint_create before anything risky (with files: true to include the code); files_snapshot after edits.
+- After a compaction or a restart, read the brief (tool or resource forge://brief) first.
+- checkpoint_compare and files_diff show what changed; checkpoint_restore and files_restore go back (they change state: read their descriptions).`;
+
+export function createMcpServer(options: McpOptions = {}): { server: McpServer; context: McpContext } {
+  const context = new McpContext(options);
+  const server = new McpServer({ name: "forge", title: "Forge checkpoints", version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {}, resources: {} } });
+  timelineTools(server, context);
+  reasoningTools(server, context);
+  workspaceTools(server, context);
+
+  server.registerResource(
+    "brief",
+    "forge://brief",
+    { title: "Brief", description: "The default session's reasoning state as a markdown brief", mimeType: "text/markdown" },
+    async (uri) => {
+      const brief = await (await context.reasoning()).brief().catch((e: unknown) => {
+        throw new Error(errorText(e));
+      });
+      return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: brief.markdown }] };
+    },
+  );
+  server.registerResource(
+    "timeline",
+    "forge://timeline",
+    { title: "Timeline", description: "The default session's checkpoints, parents and branch heads", mimeType: "application/json" },
+    async (uri) => {
+      try {
+        const tl = await (await context.existingSession()).timeline();
+        const data = { ...(plain(tl) as Record<string, unknown>), checkpoints: tl.checkpoints.map(checkpointData) };
+        return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(data, null, 2) }] };
+      } catch (e) {
+        throw new Error(errorText(e));
+      }
+    },
+  );
+  return { server, context };
+}
+
+/** Serves on standard input and output until the client closes them. */
+export async function serveStdio(options: McpOptions = {}): Promise<void> {
+  const { server, context } = createMcpServer(options);
+  const transport = new StdioServerTransport();
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once("end", () => resolve());
+  });
+  await server.connect(transport);
+  await closed;
+  await server.close().catch(() => undefined);
+  await context.close();
+}
