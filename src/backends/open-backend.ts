@@ -2,8 +2,6 @@
 import { isAbsolute, resolve } from "node:path";
 import { ForgeError } from "../core/errors.js";
 import type { Backend } from "./backend.js";
-import { FileBackend } from "./file/file-backend.js";
-import { MemoryBackend } from "./memory/memory-backend.js";
 import { SqliteBackend } from "./sqlite/sqlite-backend.js";
 
 export const STORE_URL_FORMS = "memory:, file:DIR, sqlite:PATH, postgres://USER@HOST:PORT/DB[?schema=NAME]";
@@ -17,10 +15,15 @@ export async function openBackend(url: string, cwd: string = process.cwd()): Pro
     return isAbsolute(rest) ? rest : resolve(cwd, rest);
   };
   switch (scheme) {
-    case "memory":
+    // The other kinds are loaded on demand: a CLI command on the embedded default loads only SQLite's.
+    case "memory": {
+      const { MemoryBackend } = await import("./memory/memory-backend.js");
       return new MemoryBackend();
-    case "file":
+    }
+    case "file": {
+      const { FileBackend } = await import("./file/file-backend.js");
       return FileBackend.open(path());
+    }
     case "sqlite":
       return SqliteBackend.open(path());
     case "postgres":

@@ -3,9 +3,9 @@
 import { readFileSync } from "node:fs";
 import { resolveSessionName } from "../core/config.js";
 import { ForgeError } from "../core/errors.js";
-import { openStore, type Store } from "../timeline/store.js";
+import type { Store } from "../timeline/store.js";
 import type { Session } from "../timeline/session.js";
-import { ReasoningSession } from "../domains/reasoning/reasoning-session.js";
+import type { ReasoningSession } from "../domains/reasoning/reasoning-session.js";
 
 export interface GlobalOptions {
   readonly store?: string;
@@ -26,6 +26,8 @@ export class CliContext {
   }
 
   async store(): Promise<Store> {
+    // Loaded on first use, not at start: `--version`, `--help` and usage errors never need a store.
+    const { openStore } = await import("../timeline/store.js");
     this.#store ??= await openStore(this.options.store);
     return this.#store;
   }
@@ -36,6 +38,7 @@ export class CliContext {
 
   /** The session as a reasoning session (its working state loaded). */
   async reasoning(): Promise<ReasoningSession> {
+    const { ReasoningSession } = await import("../domains/reasoning/reasoning-session.js");
     return ReasoningSession.open(await this.store(), resolveSessionName(this.options.session));
   }
 

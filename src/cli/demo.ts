@@ -9,8 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Command } from "commander";
 import { ManualClock } from "../core/clock.js";
-import { ReasoningSession, type SaveResult } from "../domains/reasoning/reasoning-session.js";
-import { openStore } from "../timeline/store.js";
+import type { SaveResult } from "../domains/reasoning/reasoning-session.js";
 import type { Checkpoint } from "../timeline/types.js";
 import { run } from "./command.js";
 import { reasoningChangeLine } from "./commands/reasoning.js";
@@ -35,6 +34,8 @@ function node(script: string): string[] {
 }
 
 export async function playDemo(url: string, say: (line: string) => void): Promise<{ store: string; session: string; checkpoints: string[] }> {
+  // Loaded here, not when the CLI starts: only the demo needs them.
+  const [{ openStore }, { ReasoningSession }] = await Promise.all([import("../timeline/store.js"), import("../domains/reasoning/reasoning-session.js")]);
   const clock = new ManualClock(Date.now() - 3 * 3_600_000);
   const store = await openStore(url, { clock });
   const made: string[] = [];

@@ -20,6 +20,7 @@ import type {
   StoredObject,
 } from "../backend.js";
 import { migrate } from "./sqlite-schema.js";
+import { SqliteWriter, WRITER_AVAILABLE } from "./sqlite-writer.js";
 
 type Db = Database.Database;
 
@@ -66,10 +67,15 @@ export class SqliteBackend implements Backend {
   readonly #lock = new Mutex();
   readonly #q: Queries;
   readonly #tx: MetaWriter;
+  /** The file (null for ":memory:", which no other connection can share) and the busy timeout, for the writer thread. */
+  readonly #file: { path: string; timeoutMs: number } | null;
+  /** Started by the first batch big enough to be worth a thread. */
+  #writer: SqliteWriter | undefined;
 
-  private constructor(url: string, db: Db) {
+  private constructor(url: string, db: Db, file: { path: string; timeoutMs: number } | null) {
     this.url = url;
     this.#db = db;
+    this.#file = file;
     this.#q = new Queries(db);
     this.meta = new SqliteMeta(db, this.#q);
     this.#tx = new SqliteMeta(db, this.#q);
@@ -90,12 +96,18 @@ export class SqliteBackend implements Backend {
         cause: e,
       });
     }
-    return new SqliteBackend(`sqlite:${path}`, db);
+    return new SqliteBackend(`sqlite:${path}`, db, path === ":memory:" ? null : { path, timeoutMs: options.busyTimeoutMs ?? 60_000 });
   }
 
   putObjects(objects: readonly StoredObject[]): Promise<number> {
     return this.#lock.run(async () => {
       const now = Date.now();
+      if (this.#file && WRITER_AVAILABLE) {
+        let bytes = 0;
+        for (const o of objects) bytes += o.data.length;
+        // Under the same lock as the main connection's writes: one writer at a time per process, as before.
+        if (bytes >= WRITER_MIN_BYTES) return (this.#writer ??= new SqliteWriter(this.#file.path, this.#file.timeoutMs)).put(objects, now);
+      }
       const insert = this.#q.insertObject;
       let bytes = 0;
       this.#db.transaction(() => {
@@ -159,10 +171,16 @@ export class SqliteBackend implements Backend {
 
   async close(): Promise<void> {
     await this.#lock.run(async () => {
+      // The writer first: the main connection, closing last, checkpoints the WAL.
+      await this.#writer?.close();
+      this.#writer = undefined;
       if (this.#db.open) this.#db.close();
     });
   }
 }
+
+/** Batches of at least this many bytes are written by the writer thread (smaller ones cost less than its round trip). */
+const WRITER_MIN_BYTES = 1024 * 1024;
 
 /** Prepared statements, made once per connection. */
 class Queries {

@@ -2,12 +2,13 @@
 // clean up old runs.
 import { writeFileSync } from "node:fs";
 import { Command } from "commander";
-import { RunStore, type RunCheckpointInfo } from "../../integrations/runs/run-store.js";
+import type { RunCheckpointInfo, RunStore } from "../../integrations/runs/run-store.js";
 import { run, wholeNumber } from "../command.js";
 import { UsageError, type CliContext } from "../context.js";
 import { ago, bytes, c, printJson, println } from "../output.js";
 
 async function runStore(ctx: CliContext): Promise<RunStore> {
+  const { RunStore } = await import("../../integrations/runs/run-store.js");
   return new RunStore(await ctx.store());
 }
 

@@ -4,7 +4,6 @@ import { join, resolve } from "node:path";
 import { Command } from "commander";
 import { DEFAULT_DB, FORGE_DIR } from "../../core/config.js";
 import { ForgeError } from "../../core/errors.js";
-import { openStore } from "../../timeline/store.js";
 import { run, wholeNumber } from "../command.js";
 import { ago, bytes, c, printJson, println } from "../output.js";
 import { progressBar } from "../progress.js";
@@ -21,6 +20,7 @@ export function initCommand(): Command {
         // Opening creates the database (or schema) and applies migrations. Only once that
         // worked is the URL written down, so a typo never becomes this folder's store.
         try {
+          const { openStore } = await import("../../timeline/store.js");
           const store = await openStore(url);
           await store.close();
         } catch (e) {

@@ -1,6 +1,5 @@
 // `forge ui`: the web page over the store — timeline, states, compare, restore.
 import { Command } from "commander";
-import { startUi } from "../../ui/server.js";
 import { run, wholeNumber } from "../command.js";
 import { c, printJson, println } from "../output.js";
 
@@ -12,6 +11,8 @@ export function uiCommand(): Command {
     .option("--token <token>", "the token to require (default: a random one when not on loopback)")
     .action(
       run(async (ctx, opts: { port: number; host: string; token?: string }) => {
+        // The server (hono, its Node adapter, zod) is loaded only here: ~100 ms no other command should pay.
+        const { startUi } = await import("../../ui/server.js");
         const ui = await startUi(await ctx.store(), { host: opts.host, port: opts.port, ...(opts.token !== undefined && { token: opts.token, requireToken: true }) });
         if (ctx.json) printJson({ url: ui.url, host: ui.host, port: ui.port, token: ui.token ?? null });
         else {

@@ -1,7 +1,6 @@
 // Walking a directory into a flat map of files, hashing what changed, and turning the map
 // into directory objects (and back). Paths are relative to the root, "/"-separated.
-import { lstatSync, readFileSync, readdirSync, readlinkSync, type Stats } from "node:fs";
-import { join } from "node:path";
+import { closeSync, lstatSync, openSync, readSync, readdirSync, readlinkSync } from "node:fs";
 import { ForgeError } from "../../core/errors.js";
 import { sha256, type Hash } from "../../objects/hash.js";
 import { blobRaw, dirNodeText, fileChunksText, type ChunkEntry, type DirEntry, type DirEntryType } from "../../objects/node.js";
@@ -24,10 +23,20 @@ export interface FileInfo {
   readonly target?: string;
 }
 
+export interface DirInfo {
+  readonly mode: number;
+  /**
+   * The hash of the directory's object, when known: set on trees read from the store and by
+   * `buildTree`. A later `buildTree` against this tree reuses it for a directory in which
+   * nothing changed.
+   */
+  readonly hash?: Hash;
+}
+
 export interface Tree {
   readonly files: Map<string, FileInfo>;
   /** Every directory, empty ones included ("" is the root). */
-  readonly dirs: Map<string, { mode: number }>;
+  readonly dirs: Map<string, DirInfo>;
 }
 
 export interface ScanOptions {
@@ -62,13 +71,16 @@ const NAME_OK = (name: string) => name !== "" && name !== "." && name !== ".." &
 export function scanTree(options: ScanOptions): Scan {
   const { root, ignore, cache, maxFileBytes } = options;
   const files = new Map<string, FileInfo>();
-  const dirs = new Map<string, { mode: number }>();
+  const dirs = new Map<string, DirInfo>();
   const pending: Pending[] = [];
   const unreadable = new Map<string, string>();
+  // Synchronous on purpose: one lstat after another is ~3× faster in Node than the same
+  // calls on the thread pool (measured on 10k files: 55 ms against 110–230 ms), because
+  // each is a microsecond of kernel work and the promise or callback costs more.
   const walk = (dir: string, mode: number, size: number) => {
     let names: string[];
     try {
-      names = readdirSync(dir === "" ? root : join(root, dir));
+      names = readdirSync(dir === "" ? root : `${root}/${dir}`);
     } catch (e) {
       const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
       if (dir === "") throw new ForgeError("INVALID_ARGUMENT", `cannot read the workspace folder ${root}: ${why}`);
@@ -81,16 +93,17 @@ export function scanTree(options: ScanOptions): Scan {
     if (dir !== "") ignore.enter(dir, names);
     names.sort();
     const base = dir === "" ? `${root}/` : `${root}/${dir}/`;
+    const prefix = dir === "" ? "" : `${dir}/`;
     for (const name of names) {
-      const path = dir === "" ? name : `${dir}/${name}`;
-      let st: Stats;
+      const path = prefix + name;
+      let st;
       try {
-        st = lstatSync(base + name);
+        st = lstatSync(base + name, NO_THROW);
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === "ENOENT") continue; // removed while we walked
         unreadable.set(path, (e as NodeJS.ErrnoException).code ?? (e as Error).message);
         continue;
       }
+      if (st === undefined) continue; // removed while we walked
       const isDir = st.isDirectory();
       if (ignore.ignores(path, isDir)) continue;
       const perm = st.mode & 0o777;
@@ -112,10 +125,9 @@ export function scanTree(options: ScanOptions): Scan {
           files.set(path, { type: "x", mode: perm, size: st.size, hash: "" });
           continue;
         }
-        const sig: StatSignature = { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, mode: st.mode };
-        const cached = cache.get(path, sig);
+        const cached = cache.lookup(path, st.size, st.mtimeMs, st.ctimeMs, st.ino, st.mode);
         if (cached !== undefined) files.set(path, { type: "f", mode: perm, size: st.size, hash: cached });
-        else pending.push({ path, st: sig, mode: perm });
+        else pending.push({ path, st: { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, mode: st.mode }, mode: perm });
       }
       // Sockets, FIFOs and devices are not files an agent edits: left out.
     }
@@ -125,18 +137,28 @@ export function scanTree(options: ScanOptions): Scan {
   return { tree: { files, dirs }, pending, unreadable };
 }
 
+const NO_THROW = { throwIfNoEntry: false } as const;
+
 /**
  * The objects one file becomes: its root hash and every raw object (one blob, or chunks and
  * an `f` node when it is larger than `chunkAbove`).
  */
 export function fileObjects(data: Buffer, chunkAbove = BIG_FILE): { hash: Hash; objects: Map<Hash, Buffer> } {
+  return data.length <= chunkAbove ? oneBlob(blobRaw(data)) : chunked(data);
+}
+
+/** `fileObjects` for a file's bytes already read as a blob (`b` then the bytes). */
+function blobObjects(blob: Buffer): { hash: Hash; objects: Map<Hash, Buffer> } {
+  return blob.length - 1 <= BIG_FILE ? oneBlob(blob) : chunked(blob.subarray(1));
+}
+
+function oneBlob(blob: Buffer): { hash: Hash; objects: Map<Hash, Buffer> } {
+  const hash = sha256(blob);
+  return { hash, objects: new Map([[hash, blob]]) };
+}
+
+function chunked(data: Buffer): { hash: Hash; objects: Map<Hash, Buffer> } {
   const objects = new Map<Hash, Buffer>();
-  if (data.length <= chunkAbove) {
-    const raw = blobRaw(data);
-    const hash = sha256(raw);
-    objects.set(hash, raw);
-    return { hash, objects };
-  }
   const entries: ChunkEntry[] = [];
   let start = 0;
   for (const end of chunkBoundaries(data)) {
@@ -150,6 +172,36 @@ export function fileObjects(data: Buffer, chunkAbove = BIG_FILE): { hash: Hash; 
   const hash = sha256(raw);
   objects.set(hash, raw);
   return { hash, objects };
+}
+
+/**
+ * A file's bytes read straight into a blob object (`b`, then the bytes), so the blob costs no
+ * second copy. `expected` is the size the walk saw; the file is read to its end whatever
+ * its size is now.
+ */
+function readBlob(abs: string, expected: number): Buffer {
+  const fd = openSync(abs, "r");
+  try {
+    // Room for one byte more than expected: filling it means the file grew since the walk.
+    let buf = Buffer.allocUnsafe(Math.max(expected, 0) + 2);
+    buf[0] = 0x62; // "b"
+    let len = 1;
+    for (;;) {
+      if (len === buf.length) {
+        const bigger = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(bigger, 0, 0, len);
+        buf = bigger;
+      }
+      const n = readSync(fd, buf, len, buf.length - len, null);
+      if (n === 0) break;
+      len += n;
+      // Exactly the size the walk saw, and the extra byte not filled: the file ended there.
+      if (len === expected + 1) break;
+    }
+    return buf.subarray(0, len);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
@@ -187,9 +239,9 @@ export async function hashPending(
   };
   let done = 0;
   for (const p of scan.pending) {
-    let data: Buffer;
+    let blob: Buffer;
     try {
-      data = readFileSync(join(root, p.path));
+      blob = readBlob(`${root}/${p.path}`, p.st.size);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === "ENOENT") continue;
@@ -197,10 +249,11 @@ export async function hashPending(
       scan.tree.files.set(p.path, { type: "u", mode: p.mode, size: p.st.size, hash: "" });
       continue;
     }
-    const { hash, objects } = fileObjects(data);
-    scan.tree.files.set(p.path, { type: "f", mode: p.mode, size: data.length, hash });
+    const size = blob.length - 1;
+    const { hash, objects } = blobObjects(blob);
+    scan.tree.files.set(p.path, { type: "f", mode: p.mode, size, hash });
     // The stat read before the file; if it changed while we read, do not trust it next time.
-    if (data.length === p.st.size) cache.set(p.path, p.st, hash);
+    if (size === p.st.size) cache.set(p.path, p.st, hash);
     if (store) {
       for (const [h, raw] of objects) {
         batch.set(h, raw);
@@ -215,39 +268,90 @@ export async function hashPending(
   return { newBytes, newObjects };
 }
 
-/** Directory objects for a tree, bottom-up; returns the root's hash and the raw objects. */
-export function buildTree(tree: Tree): { root: Hash; objects: Map<Hash, Buffer> } {
+/**
+ * Directory objects for a tree, bottom-up; returns the root's hash and the raw objects of
+ * the directories it had to encode, and records every directory's hash in `tree.dirs`.
+ *
+ * With `base` (a tree whose directories carry their hashes, and whose objects are stored —
+ * the last snapshot), a directory in which nothing changed at any depth keeps its hash
+ * from `base` without being encoded and hashed again: its object would be byte for byte
+ * the same. A snapshot after an edit deep in the tree so encodes only the folders on the
+ * path to it.
+ */
+export function buildTree(tree: Tree, base: Tree | null = null): { root: Hash; objects: Map<Hash, Buffer> } {
+  const dirty = base ? changedDirs(tree, base) : null;
+  const kept = (dir: string): Hash | undefined => (base && dirty && !dirty.has(dir) ? base.dirs.get(dir)?.hash : undefined);
   const children = new Map<string, DirEntry[]>();
   for (const dir of tree.dirs.keys()) children.set(dir, []);
-  const parentOf = (path: string) => {
-    const i = path.lastIndexOf("/");
-    return { parent: i < 0 ? "" : path.slice(0, i), name: i < 0 ? path : path.slice(i + 1) };
-  };
   for (const [path, f] of tree.files) {
-    const { parent, name } = parentOf(path);
+    const i = path.lastIndexOf("/");
+    const parent = i < 0 ? "" : path.slice(0, i);
     const list = children.get(parent);
     if (!list) throw new ForgeError("INVALID_STATE", `file ${path} has no directory in the tree`);
+    if (dirty !== null && !dirty.has(parent)) continue; // its folder is kept as it was
+    const name = i < 0 ? path : path.slice(i + 1);
     list.push(f.type === "l" ? [f.hash, name, f.type, f.mode, f.size, f.target ?? ""] : [f.hash, name, f.type, f.mode, f.size]);
   }
   const objects = new Map<Hash, Buffer>();
-  const hashes = new Map<string, Hash>();
   // Deepest first, so every subdirectory's hash is known before its parent is built.
   const dirs = [...tree.dirs.keys()].sort((a, b) => depth(b) - depth(a) || (a < b ? -1 : 1));
   for (const dir of dirs) {
-    const entries = children.get(dir) as DirEntry[];
-    entries.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
-    const raw = Buffer.from(dirNodeText(entries));
-    const hash = sha256(raw);
-    objects.set(hash, raw);
-    hashes.set(dir, hash);
+    const mode = tree.dirs.get(dir)?.mode ?? 0o755;
+    let hash = kept(dir);
+    if (hash === undefined) {
+      const entries = children.get(dir) as DirEntry[];
+      entries.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+      const raw = Buffer.from(dirNodeText(entries));
+      hash = sha256(raw);
+      objects.set(hash, raw);
+    }
+    tree.dirs.set(dir, { mode, hash });
     if (dir !== "") {
-      const { parent, name } = parentOf(dir);
+      const i = dir.lastIndexOf("/");
+      const parent = i < 0 ? "" : dir.slice(0, i);
       const list = children.get(parent);
       if (!list) throw new ForgeError("INVALID_STATE", `directory ${dir} has no parent in the tree`);
-      list.push([hash, name, "d", tree.dirs.get(dir)?.mode ?? 0o755, 0]);
+      list.push([hash, i < 0 ? dir : dir.slice(i + 1), "d", mode, 0]);
     }
   }
-  return { root: hashes.get("") as Hash, objects };
+  return { root: tree.dirs.get("")?.hash as Hash, objects };
+}
+
+/**
+ * The directories of `tree` whose object can differ from `base`'s: every directory above a
+ * file that was added, removed or changed (content, type, mode, size, link target), above
+ * a directory added, removed or with another mode, and every directory `base` has no hash
+ * for. A directory that is not listed has exactly `base`'s entries, and so its object.
+ */
+function changedDirs(tree: Tree, base: Tree): Set<string> {
+  const dirty = new Set<string>();
+  // Marks every directory above `path`. Whenever a directory is in the set its parents are
+  // too, so the climb stops at the first one already there.
+  const above = (path: string) => {
+    let p = path;
+    while (p !== "") {
+      const i = p.lastIndexOf("/");
+      p = i < 0 ? "" : p.slice(0, i);
+      if (dirty.has(p)) return;
+      dirty.add(p);
+    }
+  };
+  for (const [path, f] of tree.files) {
+    const b = base.files.get(path);
+    if (!b || b.type !== f.type || b.hash !== f.hash || b.mode !== f.mode || b.size !== f.size || (b.target ?? "") !== (f.target ?? "")) above(path);
+  }
+  for (const path of base.files.keys()) if (!tree.files.has(path)) above(path);
+  for (const [dir, d] of tree.dirs) {
+    const b = base.dirs.get(dir);
+    if (!b || b.hash === undefined) {
+      if (!dirty.has(dir)) {
+        dirty.add(dir);
+        above(dir);
+      }
+    } else if (b.mode !== d.mode) above(dir); // a folder's mode is in its parent's entry
+  }
+  for (const dir of base.dirs.keys()) if (!tree.dirs.has(dir)) above(dir);
+  return dirty;
 }
 
 function depth(path: string): number {
@@ -264,7 +368,7 @@ function depth(path: string): number {
  */
 export async function readTree(objects: ObjectStore, root: Hash): Promise<Tree> {
   const files = new Map<string, FileInfo>();
-  const dirs = new Map<string, { mode: number }>();
+  const dirs = new Map<string, DirInfo>();
   let level: [string, Hash, number][] = [["", root, 0o755]];
   while (level.length > 0) {
     const nodes = await objects.getNodes(level.map((l) => l[1]));
@@ -272,7 +376,7 @@ export async function readTree(objects: ObjectStore, root: Hash): Promise<Tree> 
     for (const [dir, hash, mode] of level) {
       const node = nodes.get(hash);
       if (!node || node.kind !== "d") throw new ForgeError("CORRUPT_OBJECT", `object ${hash} should be a directory of the snapshot but is not`);
-      dirs.set(dir, { mode });
+      dirs.set(dir, { mode, hash });
       for (const [h, name, type, m, size, target] of node.entries) {
         if (!NAME_OK(name)) {
           throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `the snapshot has an unsafe name ${JSON.stringify(name)} in ${dir === "" ? "its root" : dir}`, {

@@ -18,8 +18,9 @@ import type { Session } from "../../timeline/session.js";
 import type { Store } from "../../timeline/store.js";
 import type { Checkpoint } from "../../timeline/types.js";
 import { buildTree, hashPending, readFileObject, readTree, scanTree, type FileInfo, type Tree } from "./file-tree.js";
-import { IgnoreRules } from "./ignore-rules.js";
+import { IgnoreRules, ignoredOnDisk } from "./ignore-rules.js";
 import { StatCache } from "./stat-cache.js";
+import { readTreeCache, writeTreeCache } from "./tree-cache.js";
 
 export const WORKSPACE_SESSION = "workspace";
 export const DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024;
@@ -98,6 +99,13 @@ export interface WorkspaceOptions {
 }
 
 type Journal = Record<string, string>;
+
+/** A walk of the files: the tree, what could not be read, and the bytes it stored. */
+interface Scanned {
+  readonly tree: Tree;
+  readonly unreadable: Map<string, string>;
+  readonly newBytes: number;
+}
 const EDITING = "*";
 
 export class Workspace {
@@ -124,6 +132,11 @@ export class Workspace {
     return new Workspace(store, session, root, options);
   }
 
+  /** The configured ignore patterns, besides the defaults and the ignore files in the tree. */
+  get ignorePatterns(): readonly string[] {
+    return this.#extraIgnores;
+  }
+
   get #forgeDir(): string {
     return join(this.root, FORGE_DIR);
   }
@@ -132,14 +145,26 @@ export class Workspace {
     return StatCache.load(join(this.#forgeDir, "stat-cache.bin"));
   }
 
-  /** The current tree, hashed (objects written to the store when `store` is true). */
-  async #scan(store: boolean, onProgress?: ProgressListener, base: Tree | null = null): Promise<{ tree: Tree; unreadable: Map<string, string>; newBytes: number }> {
+  get #treeCachePath(): string {
+    return join(this.#forgeDir, "tree-cache.bin");
+  }
+
+  /** The tree a files root holds: from the local copy of the last snapshot's tree when it is that one, else from the store. */
+  async #readTree(root: Hash): Promise<{ tree: Tree; cached: boolean }> {
+    const cached = readTreeCache(this.#treeCachePath, root);
+    return cached ? { tree: cached, cached: true } : { tree: await readTree(this.#objects, root), cached: false };
+  }
+
+  /**
+   * The current tree, hashed (the objects of files read anew written to the store when
+   * `store` is true; `#ensureStored` vouches for the others).
+   */
+  async #scan(store: boolean, onProgress?: ProgressListener): Promise<Scanned> {
     const cache = this.#cache();
     const scan = scanTree({ root: this.root, ignore: new IgnoreRules(this.root, this.#extraIgnores), cache, maxFileBytes: this.#maxFileBytes });
     const { newBytes } = await hashPending(scan, this.root, cache, store ? this.#objects : undefined, onProgress && ((done, total) => onProgress({ phase: "hashing files", done, total })));
-    cache.retain(new Set(scan.tree.files.keys()));
+    cache.retain(scan.tree.files);
     cache.save();
-    if (store) await this.#ensureStored(scan.tree, base);
     return { tree: scan.tree, unreadable: scan.unreadable, newBytes };
   }
 
@@ -153,28 +178,31 @@ export class Workspace {
    * Hashes the last snapshot has are stored for sure (it is live; the gc epoch check at
    * commit covers a gc in between); the others are asked about in batches.
    */
-  async #ensureStored(tree: Tree, base: Tree | null): Promise<void> {
+  async #ensureStored(tree: Tree, base: Tree | null): Promise<number> {
     const objects = this.#objects;
-    const inBase = new Set<Hash>();
-    if (base) for (const f of base.files.values()) if (f.type === "f") inBase.add(f.hash);
     const ask = new Map<Hash, string[]>();
     for (const [path, f] of tree.files) {
-      if (f.type !== "f" || inBase.has(f.hash)) continue;
-      ask.set(f.hash, [...(ask.get(f.hash) ?? []), path]);
+      if (f.type !== "f") continue;
+      const b = base?.files.get(path);
+      if (b !== undefined && b.hash === f.hash && b.type === "f") continue;
+      const paths = ask.get(f.hash);
+      if (paths) paths.push(path);
+      else ask.set(f.hash, [path]);
     }
+    if (ask.size === 0) return 0;
     const stored = await objects.hasMany([...ask.keys()]);
     const missing = [...ask].filter(([h]) => !stored.has(h)).flatMap(([, paths]) => paths);
-    if (missing.length === 0) return;
+    if (missing.length === 0) return 0;
     const cache = this.#cache();
     const scan = { tree, pending: missing.map((path) => ({ path, st: { size: -1, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0 }, mode: (tree.files.get(path) as FileInfo).mode })), unreadable: new Map<string, string>() };
-    await hashPending(scan, this.root, cache, objects);
+    return (await hashPending(scan, this.root, cache, objects)).newBytes;
   }
 
   /** The last snapshot and its tree; null before the first. */
-  async #base(): Promise<{ checkpoint: Checkpoint; tree: Tree } | null> {
+  async #base(): Promise<{ checkpoint: Checkpoint; tree: Tree; cached: boolean } | null> {
     const head = (await this.session.head()).checkpoint;
     if (!head || head.filesRoot === null) return null;
-    return { checkpoint: head, tree: await readTree(this.#objects, head.filesRoot) };
+    return { checkpoint: head, ...(await this.#readTree(head.filesRoot)) };
   }
 
   /** Created, modified, deleted (and renamed) files since the last snapshot; which were not the agent's. */
@@ -216,11 +244,30 @@ export class Workspace {
     message = "",
     options: { strategy?: Strategy; tags?: readonly string[]; onProgress?: ProgressListener; safety?: boolean; trusted?: boolean } = {},
   ): Promise<SnapshotResult> {
+    return (await this.#snapshotLoop(message, options, false)) as SnapshotResult;
+  }
+
+  /**
+   * `snapshot`, except that when the files are exactly as in the last snapshot (the same
+   * tree) nothing is recorded and the result is null: a watcher's snapshot, never an empty
+   * duplicate.
+   */
+  async snapshotIfChanged(message = "", options: { strategy?: Strategy; tags?: readonly string[]; onProgress?: ProgressListener } = {}): Promise<SnapshotResult | null> {
+    return this.#snapshotLoop(message, options, true);
+  }
+
+  /** `scanned`: a walk just made (by a restore, for its safety snapshot), used by the first attempt instead of walking again. */
+  async #snapshotLoop(
+    message: string,
+    options: { strategy?: Strategy; tags?: readonly string[]; onProgress?: ProgressListener; safety?: boolean; trusted?: boolean },
+    ifChanged: boolean,
+    scanned?: Scanned,
+  ): Promise<SnapshotResult | null> {
     const strategy = options.strategy ?? "warn";
     if (!(STRATEGIES as readonly string[]).includes(strategy)) throw new InvalidArgumentError(`unknown strategy "${strategy}"`, `use one of ${STRATEGIES.join(", ")}`);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#snapshotOnce(message, strategy, options);
+        return await this.#snapshotOnce(message, strategy, options, ifChanged, attempt === 1 ? scanned : undefined);
       } catch (e) {
         // A gc ran while objects were chosen: take it again, checking every object anew.
         if (!(e instanceof ForgeError && e.code === "CONFLICT") || attempt >= 3) throw e;
@@ -232,10 +279,16 @@ export class Workspace {
     message: string,
     strategy: Strategy,
     options: { tags?: readonly string[]; onProgress?: ProgressListener; safety?: boolean; trusted?: boolean },
-  ): Promise<SnapshotResult> {
+    ifChanged: boolean,
+    scanned?: Scanned,
+  ): Promise<SnapshotResult | null> {
     const epoch = await this.#store.gcEpoch();
     const base = await this.#base();
-    const { tree, unreadable, newBytes } = await this.#scan(true, options.onProgress, base?.tree ?? null);
+    // A walk made before the epoch was read is as good as one made now: every hash in it is
+    // checked to be stored (or its file stored) below, after the read.
+    const { tree, unreadable, newBytes: read } = scanned ?? (await this.#scan(true, options.onProgress));
+    if (ifChanged && base !== null && buildTree(tree, base.tree).root === base.checkpoint.filesRoot) return null;
+    const newBytes = read + (await this.#ensureStored(tree, base?.tree ?? null));
     const changes = compareTrees(base?.tree ?? emptyTree(), tree);
     // A safety snapshot takes things as they are; a restore's own snapshot records the agent's doing.
     const unknown = base === null || options.safety || options.trusted ? [] : this.#unknown(changes, tree);
@@ -249,7 +302,7 @@ export class Workspace {
     if (unknown.length > 0 && strategy === "auto-integrate" && base !== null) {
       // The known state with only the outside changes applied: who changed what, in order.
       const outside = applyPaths(base.tree, tree, unknown);
-      external = await this.#commit(outside, new Map(), "external changes (made outside the agent)", ["external"], { external: true, unknown, epoch });
+      external = await this.#commit(outside, new Map(), "external changes (made outside the agent)", ["external"], { external: true, unknown, epoch, base });
     }
     const snapshot = await this.#commit(tree, unreadable, message, options.tags ?? [], {
       unknown: strategy === "warn" ? unknown : [],
@@ -257,6 +310,7 @@ export class Workspace {
       epoch,
       newBytes,
       changes,
+      base,
     });
     this.#clearJournal();
     await this.#applyRetention();
@@ -269,9 +323,18 @@ export class Workspace {
     unreadable: Map<string, string>,
     message: string,
     tags: readonly string[],
-    extra: { external?: boolean; unknown?: readonly string[]; safety?: boolean; epoch: number; newBytes?: number; changes?: readonly FileChange[] },
+    extra: {
+      external?: boolean;
+      unknown?: readonly string[];
+      safety?: boolean;
+      epoch: number;
+      newBytes?: number;
+      changes?: readonly FileChange[];
+      /** The last snapshot: its directories are reused where nothing in them changed (its objects are stored: it is live). */
+      base: { checkpoint: Checkpoint; tree: Tree; cached: boolean } | null;
+    },
   ): Promise<Checkpoint> {
-    const { root, objects } = buildTree(tree);
+    const { root, objects } = buildTree(tree, extra.base?.tree ?? null);
     const dirs = await this.#objects.putRaw(objects);
     const files = [...tree.files.values()];
     const state: SnapshotState = {
@@ -286,7 +349,7 @@ export class Workspace {
       safety: extra.safety === true,
     };
     const allTags = [...tags, ...(unreadable.size > 0 ? ["incomplete"] : []), ...(extra.safety ? ["safety"] : [])];
-    return this.session.checkpoint(state, {
+    const checkpoint = await this.session.checkpoint(state, {
       message: message || (extra.safety ? "before restore" : "snapshot"),
       tags: allTags,
       trigger: extra.external ? "external-changes" : extra.safety ? "pre-restore" : "files",
@@ -298,6 +361,10 @@ export class Workspace {
         ...(extra.changes && { changed: countChanges(extra.changes) }),
       },
     });
+    // The next status and snapshot compare against this tree: keep it beside the store
+    // (unless the copy there is of this very tree already).
+    if (!(extra.base?.cached && extra.base.checkpoint.filesRoot === root)) writeTreeCache(this.#treeCachePath, root, tree);
+    return checkpoint;
   }
 
   /** Prunes old snapshots once there are more than the retention keeps (the newest always stays). */
@@ -318,7 +385,7 @@ export class Workspace {
       throw e;
     });
     if (cp.filesRoot === null) throw new InvalidArgumentError(`checkpoint ${cp.id} carries no files snapshot`);
-    return { tree: await readTree(this.#objects, cp.filesRoot), checkpoint: cp };
+    return { tree: (await this.#readTree(cp.filesRoot)).tree, checkpoint: cp };
   }
 
   /** The changes between two trees (default: the last snapshot and the files on disk), optionally only under `paths`. */
@@ -352,12 +419,13 @@ export class Workspace {
   /** Restores the files a checkpoint of any session carries (`forge checkpoint restore --files`). */
   async restoreCheckpoint(checkpoint: Checkpoint, options: { paths?: readonly string[]; dryRun?: boolean } = {}): Promise<RestoreReport> {
     if (checkpoint.filesRoot === null) throw new InvalidArgumentError(`checkpoint ${checkpoint.id} carries no files snapshot`, "create checkpoints with --files to carry one");
-    return this.#restoreTree(await readTree(this.#objects, checkpoint.filesRoot), checkpoint, options);
+    return this.#restoreTree((await this.#readTree(checkpoint.filesRoot)).tree, checkpoint, options);
   }
 
   async #restoreTree(targetTree: Tree, checkpoint: Checkpoint, options: { paths?: readonly string[]; dryRun?: boolean }): Promise<RestoreReport> {
     const target = { tree: targetTree, checkpoint };
-    const current = (await this.#scan(false)).tree;
+    const scanned = await this.#scan(false);
+    const current = scanned.tree;
     const filter = pathFilter(this.root, options.paths);
     const skipped: { path: string; why: string }[] = [];
     const writes: [string, FileInfo][] = [];
@@ -365,7 +433,7 @@ export class Workspace {
     // Paths the snapshot could not read (files or whole folders): everything at or under them stays.
     const unreadableThen = [...target.tree.files].filter(([, f]) => f.type === "u").map(([p]) => p);
     const underUnreadable = (p: string) => unreadableThen.some((u) => p === u || p.startsWith(`${u}/`));
-    const ignoredNow = this.#ignoredNow();
+    const ignoredNow = ignoredOnDisk(this.root, this.#extraIgnores);
     for (const [path, f] of target.tree.files) {
       if (!filter(path)) continue;
       if (f.type === "x" || f.type === "u") {
@@ -395,10 +463,14 @@ export class Workspace {
       deletes.push(path);
     }
     if (options.dryRun) return { safety: null, restored: null, written: writes.map(([p]) => p), deleted: deletes, skipped, dryRun: true };
-    const safety = (await this.snapshot(`before restoring ${target.checkpoint.id.slice(0, 10)}`, { safety: true })).snapshot;
+    // The walk above is the safety snapshot's: the files have not been touched since.
+    const safety = ((await this.#snapshotLoop(`before restoring ${target.checkpoint.id.slice(0, 10)}`, { safety: true }, false, scanned)) as SnapshotResult).snapshot;
     for (const path of deletes) this.#remove(path);
-    const dirs = [...target.tree.dirs.keys()].filter((d) => d !== "" && filter(d) && !underUnreadable(d) && !ignoredNow(d, true));
-    for (const dir of dirs) this.#ensureDir(dir);
+    // Judged after the deletions, which may have removed an ignore file.
+    const ignoredAfter = ignoredOnDisk(this.root, this.#extraIgnores);
+    const dirs = [...target.tree.dirs.keys()].filter((d) => d !== "" && filter(d) && !underUnreadable(d) && !ignoredAfter(d, true));
+    // Folders the walk found as real folders are there (deletions remove files only).
+    for (const dir of dirs) if (!current.dirs.has(dir)) this.#ensureDir(dir);
     const written: string[] = [];
     for (const [path, f] of writes) {
       const why = await this.#write(path, f);
@@ -422,28 +494,6 @@ export class Workspace {
     // The restore is the agent's own change: its snapshot has no unknown changes.
     const restored = (await this.snapshot(`restored ${target.checkpoint.id.slice(0, 10)}${options.paths?.length ? ` (${options.paths.join(", ")})` : ""}`, { trusted: true, tags: ["restore"] })).snapshot;
     return { safety, restored, written, deleted: deletes, skipped, dryRun: false };
-  }
-
-  /** Whether a path is ignored by the rules on disk now (for paths the walk did not see). */
-  #ignoredNow(): (path: string, isDir?: boolean) => boolean {
-    return (path, isDir = false) => {
-      const rules = new IgnoreRules(this.root, this.#extraIgnores);
-      const parts = path.split("/");
-      for (let i = 1; i < parts.length; i++) {
-        const dir = parts.slice(0, i).join("/");
-        if (rules.ignores(dir, true)) return true;
-        // Rules are read only from real folders: never through a symlink or a file.
-        let st;
-        try {
-          st = lstatSync(join(this.root, dir));
-        } catch {
-          break;
-        }
-        if (!st.isDirectory()) break;
-        rules.enter(dir);
-      }
-      return rules.ignores(path, isDir);
-    };
   }
 
   /** A symlink the restore would create must point inside the root. */
