@@ -4,12 +4,14 @@ export { Session, MAIN_BRANCH, type PruneOptions, type PruneReport } from "./tim
 export type * from "./timeline/types.js";
 export type { RetentionPolicy, KeepReason } from "./timeline/retention.js";
 export { DEFAULT_RETENTION } from "./timeline/retention.js";
+export type { Milestone, MilestoneOptions, MilestoneSpan } from "./timeline/milestones.js";
+export type { SquashConflict, SquashConflictKind, SquashOptions, SquashReport } from "./timeline/squash.js";
 export type { GcOptions, GcReport } from "./timeline/gc.js";
 export type { FsckOptions, FsckReport } from "./timeline/fsck.js";
 export type { ProgressEvent, ProgressListener } from "./core/progress.js";
 export type { ExportResult, ImportOptions, ImportReport } from "./timeline/bundle.js";
 export * from "./core/errors.js";
-export { InvalidTimeError, parseTime, type TimeInput } from "./core/time.js";
+export { InvalidTimeError, parseDuration, parseTime, type TimeInput } from "./core/time.js";
 export { ManualClock, systemClock, type Clock } from "./core/clock.js";
 export type { Backend, BackendCapabilities } from "./backends/backend.js";
 export { formatPath, type ValueChange, type ChangeKind } from "./objects/tree-diff.js";
@@ -39,6 +41,9 @@ export { REASONING_RETENTION } from "./domains/reasoning/retention.js";
 export { TRIGGERS, type Trigger, type TriggerEvent } from "./domains/reasoning/part.js";
 export { updatedConfidence } from "./domains/reasoning/hypotheses.js";
 
+// Milestones and checkpoint diffs as people read them: typed reasoning changes and file changes.
+export { combinedChange, describeMilestone, type CombinedChange, type CombinedChangeOptions, type MilestoneReport, type StateChange } from "./domains/combined-change.js";
+
 // Workflow runs (flowgraph ADR-015): per-run, per-node saves with history, and crash-safe resume.
 export { RunStore, type RunCheckpointInfo, type RunInfo } from "./integrations/runs/run-store.js";
 export { resume, type Step, type ResumeOptions, type ResumeResult, type ResumeEvent } from "./integrations/runs/resume.js";
@@ -67,3 +72,17 @@ export {
   type LangChainStoredMessage,
 } from "./domains/conversation/langchain.js";
 export type { ConversationDocument, ExportedCheckpoint } from "./domains/conversation/document.js";
+
+// Watching (`forge watch`): scheduled checkpoints of a session, and snapshots of its workspace after each burst of edits.
+export {
+  Watcher,
+  SCHEDULED_TRIGGER,
+  DEFAULT_EVERY_MS,
+  DEFAULT_QUIET_MS,
+  DEFAULT_RESCAN_MS,
+  type WatchOptions,
+  type WatchEvent,
+  type WatchSummary,
+  type SnapshotCause,
+} from "./domains/watch/watcher.js";
+export { Workspace, STRATEGIES, type Strategy, type WorkspaceOptions, type SnapshotResult } from "./domains/workspace/workspace.js";

@@ -1,5 +1,5 @@
 // The one interface every storage backend implements: immutable objects by hash, and
-// relational metadata (sessions, checkpoints, branch refs) changed in atomic transactions.
+// relational metadata (sessions, checkpoints, branch refs, milestones) changed in atomic transactions.
 // Every method is async so a network backend fits; the shared contract suite holds each
 // implementation to the same behaviour.
 
@@ -76,6 +76,23 @@ export interface RefRow {
   readonly checkpointId: string;
 }
 
+/**
+ * A milestone: a named stretch of one session's timeline, from a checkpoint to a later one
+ * on its history. Kept in a relation of its own, not among the refs: every reader of refs
+ * takes them for branches.
+ */
+export interface MilestoneRow {
+  readonly sessionId: string;
+  /** Unique within the session. */
+  readonly name: string;
+  /** The checkpoint the stretch starts at: an ancestor of `toId`. */
+  readonly fromId: string;
+  /** The checkpoint it ends at. */
+  readonly toId: string;
+  readonly description: string;
+  readonly createdAt: number;
+}
+
 export interface CheckpointQuery {
   readonly sessionId?: string;
   readonly branch?: string;
@@ -103,6 +120,9 @@ export interface MetaReader {
   countCheckpoints(sessionId?: string): Promise<number>;
   listRefs(sessionId: string): Promise<RefRow[]>;
   getRef(sessionId: string, name: string): Promise<RefRow | undefined>;
+  /** The session's milestones, oldest first (then by name). */
+  listMilestones(sessionId: string): Promise<MilestoneRow[]>;
+  getMilestone(sessionId: string, name: string): Promise<MilestoneRow | undefined>;
   /** Every object hash a checkpoint or a session's working state points at directly, for gc and fsck. */
   listRoots(): Promise<string[]>;
   /** Bumped by each gc that deletes objects; writers compare it to know their cached object knowledge still holds. */
@@ -113,7 +133,7 @@ export interface MetaReader {
 export interface MetaWriter extends MetaReader {
   insertSession(row: SessionRow): Promise<void>;
   updateSession(id: string, patch: SessionPatch): Promise<void>;
-  /** Deletes the session with its checkpoints and refs (objects are left to gc). */
+  /** Deletes the session with its checkpoints, refs and milestones (objects are left to gc). */
   deleteSession(id: string): Promise<void>;
   /** Hands out the session's next seq and advances the counter. */
   allocateSeq(sessionId: string): Promise<number>;
@@ -123,6 +143,9 @@ export interface MetaWriter extends MetaReader {
   deleteCheckpoints(ids: readonly string[]): Promise<void>;
   setRef(sessionId: string, name: string, checkpointId: string): Promise<void>;
   deleteRef(sessionId: string, name: string): Promise<void>;
+  /** Creates the milestone, or replaces the session's milestone of that name. */
+  setMilestone(row: MilestoneRow): Promise<void>;
+  deleteMilestone(sessionId: string, name: string): Promise<void>;
   bumpGcEpoch(): Promise<number>;
   /**
    * Deletes the given objects that were written before `createdBefore` (epoch ms), so an

@@ -1,7 +1,7 @@
 // Metadata held in plain in-process maps, for the memory and file backends. Writes inside
 // a transaction record their inverse, so a failed transaction leaves the model untouched.
 import { ForgeError } from "../core/errors.js";
-import type { CheckpointQuery, CheckpointRow, DeletedObjects, MetaWriter, RefRow, SessionPatch, SessionRow } from "./backend.js";
+import type { CheckpointQuery, CheckpointRow, DeletedObjects, MetaWriter, MilestoneRow, RefRow, SessionPatch, SessionRow } from "./backend.js";
 
 /** The model as plain JSON, for the file backend to persist. */
 export interface MetaDoc {
@@ -10,6 +10,8 @@ export interface MetaDoc {
   readonly sessions: SessionRow[];
   readonly checkpoints: CheckpointRow[];
   readonly refs: RefRow[];
+  /** Absent in documents written before milestones existed. */
+  readonly milestones?: MilestoneRow[];
 }
 
 export class MetaModel {
@@ -17,6 +19,8 @@ export class MetaModel {
   readonly checkpoints = new Map<string, CheckpointRow>();
   /** sessionId → branch name → checkpoint id */
   readonly refs = new Map<string, Map<string, string>>();
+  /** sessionId → milestone name → milestone */
+  readonly milestones = new Map<string, Map<string, MilestoneRow>>();
   gcEpoch = 0;
 
   static fromDoc(doc: MetaDoc): MetaModel {
@@ -26,6 +30,7 @@ export class MetaModel {
     for (const s of doc.sessions) m.sessions.set(s.id, { ...s, workRoot: s.workRoot ?? null, workVersion: s.workVersion ?? 0 });
     for (const c of doc.checkpoints) m.checkpoints.set(c.id, c);
     for (const r of doc.refs) m.#refsOf(r.sessionId).set(r.name, r.checkpointId);
+    for (const ms of doc.milestones ?? []) m.milestonesOf(ms.sessionId).set(ms.name, ms);
     return m;
   }
 
@@ -38,6 +43,7 @@ export class MetaModel {
       sessions: [...this.sessions.values()],
       checkpoints: [...this.checkpoints.values()],
       refs,
+      milestones: [...this.milestones.values()].flatMap((names) => [...names.values()]),
     };
   }
 
@@ -57,6 +63,12 @@ export class MetaModel {
 
   refsOf(sessionId: string): Map<string, string> {
     return this.#refsOf(sessionId);
+  }
+
+  milestonesOf(sessionId: string): Map<string, MilestoneRow> {
+    let m = this.milestones.get(sessionId);
+    if (!m) this.milestones.set(sessionId, (m = new Map()));
+    return m;
   }
 }
 
@@ -151,6 +163,16 @@ class ModelView implements MetaWriter {
     return id === undefined ? undefined : { sessionId, name, checkpointId: id };
   }
 
+  async listMilestones(sessionId: string): Promise<MilestoneRow[]> {
+    const names = this.#m.milestones.get(sessionId);
+    if (!names) return [];
+    return [...names.values()].sort((a, b) => a.createdAt - b.createdAt || cmp(a.name, b.name));
+  }
+
+  async getMilestone(sessionId: string, name: string): Promise<MilestoneRow | undefined> {
+    return this.#m.milestones.get(sessionId)?.get(name);
+  }
+
   async listRoots(): Promise<string[]> {
     const out: string[] = [];
     for (const c of this.#m.checkpoints.values()) {
@@ -181,6 +203,7 @@ class ModelView implements MetaWriter {
   async deleteSession(id: string): Promise<void> {
     for (const c of [...this.#m.checkpoints.values()]) if (c.sessionId === id) this.#put(this.#m.checkpoints, c.id, undefined);
     this.#put(this.#m.refs, id, undefined);
+    this.#put(this.#m.milestones, id, undefined);
     this.#put(this.#m.sessions, id, undefined);
   }
 
@@ -218,6 +241,15 @@ class ModelView implements MetaWriter {
 
   async deleteRef(sessionId: string, name: string): Promise<void> {
     this.#put(this.#m.refsOf(sessionId), name, undefined);
+  }
+
+  async setMilestone(row: MilestoneRow): Promise<void> {
+    if (!this.#m.sessions.has(row.sessionId)) throw new ForgeError("SESSION_NOT_FOUND", `no session with id ${row.sessionId}`);
+    this.#put(this.#m.milestonesOf(row.sessionId), row.name, row);
+  }
+
+  async deleteMilestone(sessionId: string, name: string): Promise<void> {
+    this.#put(this.#m.milestonesOf(sessionId), name, undefined);
   }
 
   async bumpGcEpoch(): Promise<number> {

@@ -1,5 +1,6 @@
 // Draws a session's checkpoints as a graph of branches, newest first, in the manner of
 // `git log --graph`: one lane per line of history, a fork shown where a lane joins another.
+// Branch heads, HEAD and milestone ends (◆ NAME start / end) are labelled.
 import type { Timeline } from "../timeline/types.js";
 import { c, checkpointLine } from "./output.js";
 
@@ -38,6 +39,10 @@ export function renderTimeline(tl: Timeline, now = Date.now()): string[] {
       labels.push(isHead && tl.head.branch === name ? c.bold(c.cyan(`HEAD -> ${name}`)) : c.cyan(name));
     }
     if (isHead && tl.head.branch === null) labels.unshift(c.bold(c.cyan("HEAD")));
+    for (const m of tl.milestones) {
+      if (m.fromId === cp.id) labels.push(c.yellow(`◆ ${m.name} start`));
+      if (m.toId === cp.id) labels.push(c.yellow(`◆ ${m.name} end`));
+    }
     const label = labels.length ? ` (${labels.join(", ")})` : "";
     lines.push(`${graph.trimEnd()} ${checkpointLine(cp, { now }).trimStart()}${label}`);
     lanes[lane] = cp.parentId;

@@ -9,6 +9,9 @@ export type ForgeErrorCode =
   | "SESSION_EXISTS"
   | "BRANCH_NOT_FOUND"
   | "BRANCH_EXISTS"
+  | "MILESTONE_NOT_FOUND"
+  | "MILESTONE_EXISTS"
+  | "PROTECTED"
   | "INVALID_NAME"
   | "INVALID_STATE"
   | "INVALID_TIME"
@@ -25,6 +28,7 @@ export type ForgeErrorCode =
   | "NOT_FOUND"
   | "PATH_OUTSIDE_WORKSPACE"
   | "UNKNOWN_CHANGES"
+  | "ALREADY_RUNNING"
   | "COMMAND_FAILED"
   | "CLOSED";
 

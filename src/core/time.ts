@@ -66,3 +66,32 @@ export function formatDuration(ms: number): string {
   if (h > 0) return `${sign}${h}h ${m}m`;
   return `${sign}${m}m ${s}s`;
 }
+
+const DURATION_UNITS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * A span written as a number and a unit — "500ms", "2s", "1.5m", "10m", "1h30m", "1d" — in
+ * milliseconds. A bare number is refused: "10" could mean seconds or minutes. (Strict on
+ * purpose: parse-duration, the library for this, reads "2s and more" as 2 s.)
+ */
+export function parseDuration(input: string): number {
+  const text = input.trim().toLowerCase();
+  const part = /(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)/y;
+  let ms = 0;
+  let at = 0;
+  while (at < text.length) {
+    part.lastIndex = at;
+    const m = part.exec(text);
+    if (!m) break;
+    ms += Number(m[1]) * (DURATION_UNITS[m[2] as string] as number);
+    at = part.lastIndex;
+    while (text[at] === " ") at++;
+  }
+  if (text === "" || at !== text.length || !Number.isFinite(ms)) {
+    throw new ForgeError("INVALID_TIME", `"${input}" is not a duration`, {
+      hint: 'write a number and a unit: "500ms", "2s", "10m", "1h30m", "1d"',
+      data: { input },
+    });
+  }
+  return Math.round(ms);
+}

@@ -3,6 +3,8 @@ import { formatDuration } from "../core/time.js";
 import type { ObjectStore } from "../objects/object-store.js";
 import { diffTrees, formatPath } from "../objects/tree-diff.js";
 import type { Change, Checkpoint, Comparison } from "./types.js";
+import { short } from "../core/text.js";
+export { short };
 
 export async function compareCheckpoints(objects: ObjectStore, from: Checkpoint, to: Checkpoint): Promise<Comparison> {
   const raw = await diffTrees(objects, from.stateRoot, to.stateRoot);
@@ -42,10 +44,3 @@ function describe(c: Change): string {
   }
 }
 
-/** A value in a few characters: scalars as JSON, containers by size. */
-export function short(v: unknown, max = 24): string {
-  if (Array.isArray(v)) return `[${v.length} item${v.length === 1 ? "" : "s"}]`;
-  if (typeof v === "object" && v !== null) return `{${Object.keys(v).length} key${Object.keys(v).length === 1 ? "" : "s"}}`;
-  const s = JSON.stringify(v) ?? String(v);
-  return s.length <= max ? s : s.slice(0, max - 1) + "…";
-}

@@ -1,5 +1,5 @@
 // fsck: re-hash every stored object, then check that every checkpoint's trees are whole and
-// every parent, branch and HEAD points at a checkpoint that exists.
+// every parent, branch, HEAD and milestone points at a checkpoint that exists.
 import { isForgeError } from "../core/errors.js";
 import type { ProgressListener } from "../core/progress.js";
 import { unpack } from "../objects/codec.js";
@@ -16,7 +16,7 @@ export interface FsckReport {
   readonly corrupt: readonly { readonly hash: Hash; readonly error: string; readonly checkpoints: readonly string[] }[];
   /** Objects a checkpoint needs that are not stored. */
   readonly missing: readonly { readonly hash: Hash; readonly checkpoints: readonly string[] }[];
-  /** Broken links in the metadata: parents, branches or HEADs pointing at nothing. */
+  /** Broken links in the metadata: parents, branches, HEADs or milestones pointing at nothing. */
   readonly problems: readonly string[];
 }
 
@@ -126,6 +126,18 @@ export async function checkStore(ctx: StoreContext, options: FsckOptions = {}): 
       }
     } else if (rows.length > 0 && !refs.some((r) => r.name === session.headBranch)) {
       problems.push(`HEAD of "${session.name}" is on branch "${session.headBranch}", which does not exist`);
+    }
+    const parentOf = new Map(rows.map((r) => [r.id, r.parentId]));
+    for (const m of await backend.meta.listMilestones(session.id)) {
+      const gone = [m.fromId, m.toId].filter((id) => !ids.has(id));
+      if (gone.length > 0) {
+        problems.push(`milestone "${m.name}" of "${session.name}" points at ${gone.join(" and ")}, which does not exist`);
+        continue;
+      }
+      let id: string | null | undefined = m.toId;
+      const seen = new Set<string>();
+      while (id != null && id !== m.fromId && !seen.has(id)) seen.add(id), (id = parentOf.get(id));
+      if (id !== m.fromId || m.fromId === m.toId) problems.push(`milestone "${m.name}" of "${session.name}" does not run from ${m.fromId} to a later checkpoint on its history (${m.toId})`);
     }
   }
   // Damaged objects no checkpoint uses are still damage.

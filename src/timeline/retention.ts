@@ -1,5 +1,5 @@
 // Which checkpoints a prune keeps. A checkpoint stays when any rule keeps it; branch heads
-// always stay. The rules are those of the forge-reasoning design, with restic's meanings
+// and milestone ends always stay. The rules are those of the forge-reasoning design, with restic's meanings
 // where the two overlap (keep-last, keep-hourly, keep-within).
 import { InvalidArgumentError } from "../core/errors.js";
 import type { CheckpointRow } from "../backends/backend.js";
@@ -29,7 +29,7 @@ export const DEFAULT_RETENTION: RetentionPolicy = Object.freeze({
   keepDays: 7,
 });
 
-export type KeepReason = "branch head" | "last" | "days" | "manual" | "tag" | "hourly" | "recent";
+export type KeepReason = "branch head" | "milestone" | "last" | "days" | "manual" | "tag" | "hourly" | "recent";
 
 export function isEmptyPolicy(p: RetentionPolicy): boolean {
   return (
@@ -51,6 +51,7 @@ export function planRetention(
   branchHeads: ReadonlySet<string>,
   policy: RetentionPolicy,
   nowMs: number,
+  milestoneEnds: ReadonlySet<string> = new Set(),
 ): Map<string, KeepReason> {
   checkPolicy(policy);
   const keep = new Map<string, KeepReason>();
@@ -59,6 +60,7 @@ export function planRetention(
   };
   const newestFirst = [...rows].sort((a, b) => b.seq - a.seq);
   for (const r of newestFirst) if (branchHeads.has(r.id)) mark(r.id, "branch head");
+  for (const r of newestFirst) if (milestoneEnds.has(r.id)) mark(r.id, "milestone");
   if (policy.keepLast !== undefined) for (const r of newestFirst.slice(0, policy.keepLast)) mark(r.id, "last");
   for (const r of newestFirst) {
     if (policy.keepDays !== undefined && r.createdAt >= nowMs - policy.keepDays * 86_400_000) mark(r.id, "days");

@@ -5,10 +5,12 @@
 import { CheckpointNotFoundError, ForgeError, InvalidArgumentError } from "../core/errors.js";
 import { checkName, newId } from "../core/ids.js";
 import { parseTime, type TimeInput } from "../core/time.js";
-import type { CheckpointRow, MetaReader, MetaWriter, RefRow, SessionRow } from "../backends/backend.js";
+import type { CheckpointRow, MetaReader, MetaWriter, MilestoneRow, RefRow, SessionRow } from "../backends/backend.js";
 import { compareCheckpoints } from "./compare.js";
+import { chainBetween, insertMilestone, milestoneEnds, milestoneNotFound, refuseMilestoneEnds, type Milestone, type MilestoneOptions, type MilestoneSpan } from "./milestones.js";
 import { headId, resolveRef } from "./refs.js";
 import { DEFAULT_RETENTION, isEmptyPolicy, planRetention, type KeepReason, type RetentionPolicy } from "./retention.js";
+import { squashRange, type SquashOptions, type SquashReport } from "./squash.js";
 import type { WrittenTree } from "../objects/object-store.js";
 import type { UnchangedHint } from "../objects/value-encoder.js";
 import type { StoreContext } from "./store-context.js";
@@ -350,6 +352,7 @@ export class Session {
       if (!cp) throw new CheckpointNotFoundError(ref, "it was deleted while restoring");
       if (options.discardFuture) {
         const branch = await branchForLinearRestore(tx, session, cp, heads);
+        await refuseMilestoneEnds(tx, this.id, await planDiscard(tx, branch, cp, heads), `restore #${cp.seq} discarding the future`);
         const discarded = await discardAfter(tx, branch, cp, heads);
         await tx.setRef(this.id, branch, cp.id);
         await tx.updateSession(this.id, { headBranch: branch, headCheckpoint: null, ...workPatch(session, cp.stateRoot) });
@@ -469,11 +472,13 @@ export class Session {
     const session = await this.#row();
     const rows = await this.#meta.listCheckpoints({ sessionId: this.id });
     const refs = await this.#meta.listRefs(this.id);
+    const milestones = await this.#meta.listMilestones(this.id);
     return {
       session: toSessionInfo(session),
       head: { branch: session.headBranch, checkpointId: await headId(this.#meta, session) },
       branches: refs.map((r) => ({ name: r.name, headId: r.checkpointId })),
       checkpoints: rows.map((r) => this.#info(r)),
+      milestones: milestones.map((m) => ({ name: m.name, fromId: m.fromId, toId: m.toId, description: m.description })),
     };
   }
 
@@ -481,7 +486,8 @@ export class Session {
    * Deletes the given checkpoints (refs resolved in this session). A deleted checkpoint's
    * children are re-linked to its nearest remaining ancestor; a branch whose head goes moves
    * back to that ancestor, or is deleted when none is left; a HEAD detached at one moves the
-   * same way. Their objects become garbage for gc.
+   * same way. Their objects become garbage for gc. A milestone end is refused (PROTECTED):
+   * delete the milestone first.
    */
   async deleteCheckpoints(refs: readonly string[]): Promise<Checkpoint[]> {
     if (refs.length === 0) return [];
@@ -491,6 +497,7 @@ export class Session {
         const row = await this.#resolveOwn(ref, tx);
         targets.set(row.id, row);
       }
+      await refuseMilestoneEnds(tx, this.id, [...targets.values()], `delete ${[...targets.values()].map((r) => `#${r.seq}`).join(" ")}`);
       const rows = await tx.listCheckpoints({ sessionId: this.id });
       await removeCheckpoints(tx, this.id, await this.#row(tx), rows, await tx.listRefs(this.id), (id) => !targets.has(id), true);
       return [...targets.values()].sort((a, b) => a.seq - b.seq).map((r) => this.#info(r));
@@ -498,9 +505,10 @@ export class Session {
   }
 
   /**
-   * Deletes the checkpoints no retention rule keeps (branch heads always stay). Children of
-   * a deleted checkpoint are re-linked to its nearest kept ancestor. With no rule given,
-   * the design's default retention applies. The objects they used become garbage for gc.
+   * Deletes the checkpoints no retention rule keeps (branch heads and milestone ends always
+   * stay). Children of a deleted checkpoint are re-linked to its nearest kept ancestor. With
+   * no rule given, the design's default retention applies. The objects they used become
+   * garbage for gc.
    */
   async prune(options: PruneOptions = {}): Promise<PruneReport> {
     const { dryRun = false, ...rules } = options;
@@ -508,7 +516,8 @@ export class Session {
     const run = async (tx: MetaReader & Partial<MetaWriter>, write: boolean): Promise<PruneReport> => {
       const rows = await tx.listCheckpoints({ sessionId: this.id });
       const refs = await tx.listRefs(this.id);
-      const keep = planRetention(rows, new Set(refs.map((r) => r.checkpointId)), policy, this.#ctx.clock.now());
+      const ends = new Set(milestoneEnds(await tx.listMilestones(this.id)).keys());
+      const keep = planRetention(rows, new Set(refs.map((r) => r.checkpointId)), policy, this.#ctx.clock.now(), ends);
       const gone = rows.filter((r) => !keep.has(r.id));
       const session = await this.#row(tx);
       const headMoved = await removeCheckpoints(tx, this.id, session, rows, refs, (id) => keep.has(id), write);
@@ -522,6 +531,83 @@ export class Session {
     };
     if (dryRun) return run(this.#meta, false);
     return this.#ctx.backend.transaction((tx) => run(tx, true));
+  }
+
+  /**
+   * Names the stretch of history from `options.from` to `options.to` (default HEAD), which
+   * must be a later checkpoint on `from`'s line. Prune keeps both ends; deleting either is
+   * refused while the milestone exists.
+   */
+  async createMilestone(name: string, options: MilestoneOptions): Promise<Milestone> {
+    const description = options.description ?? "";
+    if (typeof description !== "string") throw new InvalidArgumentError("a milestone's description must be a string");
+    return this.#ctx.backend.transaction(async (tx) => {
+      const from = await this.#resolveOwn(options.from, tx);
+      const to = await this.#resolveOwn(options.to ?? "HEAD", tx);
+      const row = await insertMilestone(tx, { id: this.id, name: this.name }, name, from, to, description, this.#ctx.clock.now());
+      return this.#milestone(row, from, to);
+    });
+  }
+
+  /** The session's milestones, oldest first. */
+  async milestones(): Promise<Milestone[]> {
+    const out: Milestone[] = [];
+    for (const m of await this.#meta.listMilestones(this.id)) out.push(await this.#loadMilestone(m));
+    return out;
+  }
+
+  async milestone(name: string): Promise<Milestone> {
+    const row = await this.#meta.getMilestone(this.id, name);
+    if (!row) throw milestoneNotFound(name, this.name);
+    return this.#loadMilestone(row);
+  }
+
+  /** A milestone with every checkpoint it spans, from its start to its end. */
+  async milestoneSpan(name: string): Promise<MilestoneSpan> {
+    const milestone = await this.milestone(name);
+    const chain = await chainBetween(this.#meta, milestone.from.id, milestone.to.id);
+    if (!chain) {
+      throw new ForgeError("CHECKPOINT_NOT_FOUND", `milestone "${name}" no longer runs from #${milestone.from.seq} to #${milestone.to.seq} along the history`, {
+        hint: "run `forge fsck`",
+      });
+    }
+    return { milestone, checkpoints: chain.map((r) => this.#info(r)) };
+  }
+
+  /** Deletes a milestone (its checkpoints stay); returns what it was. */
+  async deleteMilestone(name: string): Promise<Milestone> {
+    return this.#ctx.backend.transaction(async (tx) => {
+      const row = await tx.getMilestone(this.id, name);
+      if (!row) throw milestoneNotFound(name, this.name);
+      const milestone = await this.#loadMilestone(row, tx);
+      await tx.deleteMilestone(this.id, name);
+      return milestone;
+    });
+  }
+
+  async #loadMilestone(row: MilestoneRow, reader: MetaReader = this.#meta): Promise<Milestone> {
+    const [from, to] = await Promise.all([reader.getCheckpoint(row.fromId), reader.getCheckpoint(row.toId)]);
+    if (!from || !to) {
+      throw new CheckpointNotFoundError(`milestone:${row.name}`, "run `forge fsck`", `milestone "${row.name}" points at ${!from ? row.fromId : row.toId}, which is gone`);
+    }
+    return this.#milestone(row, from, to);
+  }
+
+  #milestone(row: MilestoneRow, from: CheckpointRow, to: CheckpointRow): Milestone {
+    return { name: row.name, session: this.name, description: row.description, createdAt: new Date(row.createdAt), from: this.#info(from), to: this.#info(to) };
+  }
+
+  /**
+   * Replaces the run of consecutive checkpoints `from`..`to` (along `to`'s parent links) with
+   * one checkpoint holding `to`'s state and files exactly, in one transaction. Refuses, naming
+   * them, when something stands on a checkpoint of the run (a branch head or detached HEAD
+   * before `to`, tags before `to`, a milestone end, a branch forking inside the run) unless
+   * `force`. The replaced checkpoints' objects become garbage for gc where nothing else uses them.
+   */
+  async squash(from: string, to: string, options: SquashOptions = {}): Promise<SquashReport> {
+    return this.#ctx.backend.transaction(async (tx) =>
+      squashRange(tx, await this.#row(tx), await this.#resolveOwn(from, tx), await this.#resolveOwn(to, tx), options, this.#ctx.clock.now()),
+    );
   }
 }
 

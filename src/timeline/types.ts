@@ -79,6 +79,7 @@ export interface RestoreOptions {
   /**
    * The linear model: delete the checkpoints that came after the target on its branch.
    * Without it restore only moves HEAD, and the next checkpoint starts a new branch.
+   * Refused (PROTECTED) when a checkpoint it would delete is a milestone end.
    */
   readonly discardFuture?: boolean;
 }
@@ -114,6 +115,8 @@ export interface Timeline {
   readonly branches: readonly { readonly name: string; readonly headId: string }[];
   /** Every checkpoint of the session, oldest first. */
   readonly checkpoints: readonly Checkpoint[];
+  /** The session's milestones: named stretches from one checkpoint to a later one. */
+  readonly milestones: readonly { readonly name: string; readonly fromId: string; readonly toId: string; readonly description: string }[];
 }
 
 export function toCheckpoint(row: CheckpointRow, sessionName: string): Checkpoint {

@@ -95,6 +95,7 @@ export function createApp(store: Store, options: AppOptions): Hono {
       session: { name: info.name, kind: info.kind, createdAt: info.createdAt.toISOString() },
       head: t.head,
       branches: t.branches,
+      milestones: t.milestones,
       checkpoints: t.checkpoints.map(checkpointJson).reverse(),
       working: working ? { version: working.version, view: stateView(info.kind, working.state) } : null,
     });

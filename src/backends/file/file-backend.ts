@@ -26,6 +26,7 @@ import type {
   DeletedObjects,
   MetaReader,
   MetaWriter,
+  MilestoneRow,
   ObjectInfo,
   RefRow,
   SessionRow,
@@ -272,6 +273,12 @@ class RefreshingReader implements MetaReader {
   }
   getRef(sessionId: string, name: string): Promise<RefRow | undefined> {
     return this.#view().getRef(sessionId, name);
+  }
+  listMilestones(sessionId: string): Promise<MilestoneRow[]> {
+    return this.#view().listMilestones(sessionId);
+  }
+  getMilestone(sessionId: string, name: string): Promise<MilestoneRow | undefined> {
+    return this.#view().getMilestone(sessionId, name);
   }
   listRoots(): Promise<string[]> {
     return this.#view().listRoots();

@@ -17,6 +17,7 @@ import type {
   DeletedObjects,
   MetaReader,
   MetaWriter,
+  MilestoneRow,
   ObjectInfo,
   RefRow,
   SessionPatch,
@@ -388,6 +389,15 @@ class PgMeta implements MetaWriter {
     return r ? { sessionId: r.session_id, name: r.name, checkpointId: r.checkpoint_id } : undefined;
   }
 
+  async listMilestones(sessionId: string): Promise<MilestoneRow[]> {
+    return (await this.#q<MilestoneRecord>("SELECT * FROM forge_milestones WHERE session_id = $1 ORDER BY created_at, name", [sessionId])).map(toMilestone);
+  }
+
+  async getMilestone(sessionId: string, name: string): Promise<MilestoneRow | undefined> {
+    const r = (await this.#q<MilestoneRecord>("SELECT * FROM forge_milestones WHERE session_id = $1 AND name = $2", [sessionId, name]))[0];
+    return r ? toMilestone(r) : undefined;
+  }
+
   async listRoots(): Promise<string[]> {
     return (
       await this.#q<{ h: string }>(
@@ -490,6 +500,19 @@ class PgMeta implements MetaWriter {
     await this.#q("DELETE FROM forge_refs WHERE session_id = $1 AND name = $2", [sessionId, name]);
   }
 
+  async setMilestone(row: MilestoneRow): Promise<void> {
+    await this.#q(
+      `INSERT INTO forge_milestones (session_id, name, from_id, to_id, description, created_at) VALUES ($1, $2, $3, $4, $5, $6)
+       ON CONFLICT (session_id, name) DO UPDATE SET from_id = excluded.from_id, to_id = excluded.to_id,
+         description = excluded.description, created_at = excluded.created_at`,
+      [row.sessionId, row.name, row.fromId, row.toId, row.description, row.createdAt],
+    );
+  }
+
+  async deleteMilestone(sessionId: string, name: string): Promise<void> {
+    await this.#q("DELETE FROM forge_milestones WHERE session_id = $1 AND name = $2", [sessionId, name]);
+  }
+
   async bumpGcEpoch(): Promise<number> {
     const r = await this.#q<{ value: string }>(
       `INSERT INTO forge_meta (key, value) VALUES ('gc_epoch', '1')
@@ -512,6 +535,19 @@ class PgMeta implements MetaWriter {
     }
     return { count, bytes };
   }
+}
+
+interface MilestoneRecord {
+  session_id: string;
+  name: string;
+  from_id: string;
+  to_id: string;
+  description: string;
+  created_at: number;
+}
+
+function toMilestone(r: MilestoneRecord): MilestoneRow {
+  return { sessionId: r.session_id, name: r.name, fromId: r.from_id, toId: r.to_id, description: r.description, createdAt: r.created_at };
 }
 
 function toSession(r: SessionRecord | undefined): SessionRow | undefined {

@@ -45,4 +45,14 @@ export const MIGRATIONS: readonly string[] = [
      checkpoint_id text NOT NULL,
      PRIMARY KEY (session_id, name)
    );`,
+  // 2: milestones, named stretches of a session's timeline.
+  `CREATE TABLE forge_milestones (
+     session_id text NOT NULL REFERENCES forge_sessions (id) ON DELETE CASCADE,
+     name text NOT NULL,
+     from_id text NOT NULL,
+     to_id text NOT NULL,
+     description text NOT NULL,
+     created_at bigint NOT NULL,
+     PRIMARY KEY (session_id, name)
+   );`,
 ];

@@ -13,6 +13,7 @@ import type {
   DeletedObjects,
   MetaReader,
   MetaWriter,
+  MilestoneRow,
   ObjectInfo,
   RefRow,
   SessionPatch,
@@ -322,6 +323,15 @@ class SqliteMeta implements MetaWriter {
     return r ? toRef(r) : undefined;
   }
 
+  async listMilestones(sessionId: string): Promise<MilestoneRow[]> {
+    return (this.#stmt("SELECT * FROM milestones WHERE session_id = ? ORDER BY created_at, name").all(sessionId) as MilestoneRecord[]).map(toMilestone);
+  }
+
+  async getMilestone(sessionId: string, name: string): Promise<MilestoneRow | undefined> {
+    const r = this.#stmt("SELECT * FROM milestones WHERE session_id = ? AND name = ?").get(sessionId, name) as MilestoneRecord | undefined;
+    return r ? toMilestone(r) : undefined;
+  }
+
   async listRoots(): Promise<string[]> {
     return (this.#q.roots.all() as { h: string }[]).map((r) => r.h);
   }
@@ -365,7 +375,7 @@ class SqliteMeta implements MetaWriter {
   }
 
   async deleteSession(id: string): Promise<void> {
-    // refs and checkpoints go with it (ON DELETE CASCADE).
+    // refs, milestones and checkpoints go with it (ON DELETE CASCADE).
     this.#stmt("DELETE FROM sessions WHERE id = ?").run(id);
   }
 
@@ -419,6 +429,18 @@ class SqliteMeta implements MetaWriter {
     this.#stmt("DELETE FROM refs WHERE session_id = ? AND name = ?").run(sessionId, name);
   }
 
+  async setMilestone(row: MilestoneRow): Promise<void> {
+    this.#stmt(
+      `INSERT INTO milestones (session_id, name, from_id, to_id, description, created_at) VALUES (?, ?, ?, ?, ?, ?)
+       ON CONFLICT (session_id, name) DO UPDATE SET from_id = excluded.from_id, to_id = excluded.to_id,
+         description = excluded.description, created_at = excluded.created_at`,
+    ).run(row.sessionId, row.name, row.fromId, row.toId, row.description, row.createdAt);
+  }
+
+  async deleteMilestone(sessionId: string, name: string): Promise<void> {
+    this.#stmt("DELETE FROM milestones WHERE session_id = ? AND name = ?").run(sessionId, name);
+  }
+
   async bumpGcEpoch(): Promise<number> {
     const next = (await this.getGcEpoch()) + 1;
     this.#q.setMeta.run("gc_epoch", String(next));
@@ -440,6 +462,19 @@ interface RefRecord {
   session_id: string;
   name: string;
   checkpoint_id: string;
+}
+
+interface MilestoneRecord {
+  session_id: string;
+  name: string;
+  from_id: string;
+  to_id: string;
+  description: string;
+  created_at: number;
+}
+
+function toMilestone(r: MilestoneRecord): MilestoneRow {
+  return { sessionId: r.session_id, name: r.name, fromId: r.from_id, toId: r.to_id, description: r.description, createdAt: r.created_at };
 }
 
 function toRef(r: RefRecord): RefRow {

@@ -46,6 +46,16 @@ const MIGRATIONS: readonly string[] = [
   // 2: a session's working state, between checkpoints.
   `ALTER TABLE sessions ADD COLUMN work_root TEXT;
    ALTER TABLE sessions ADD COLUMN work_version INTEGER NOT NULL DEFAULT 0;`,
+  // 3: milestones, named stretches of a session's timeline.
+  `CREATE TABLE milestones (
+     session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+     name TEXT NOT NULL,
+     from_id TEXT NOT NULL,
+     to_id TEXT NOT NULL,
+     description TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     PRIMARY KEY (session_id, name)
+   ) WITHOUT ROWID;`,
 ];
 
 export function migrate(db: Database.Database): void {

@@ -5,15 +5,20 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { resolveSessionName } from "../../core/config.js";
 import { ForgeError } from "../../core/errors.js";
-import { ConversationSession, type ConversationCheckpoint } from "../../domains/conversation/conversation-session.js";
+import type { ConversationCheckpoint, ConversationSession } from "../../domains/conversation/conversation-session.js";
 import { INPUT_FORMATS, OUTPUT_FORMATS, writeMessages, type InputFormat, type OutputFormat } from "../../domains/conversation/interchange.js";
 import { ROLES, type Content, type Message } from "../../domains/conversation/model.js";
 import { commaList, run } from "../command.js";
 import { UsageError, type CliContext } from "../context.js";
 import { ago, c, checkpointJson, printJson, println, shortId } from "../output.js";
 
+/** The conversation module, loaded by the chat commands only (it brings the timeline engine). */
+async function conversations(): Promise<typeof ConversationSession> {
+  return (await import("../../domains/conversation/conversation-session.js")).ConversationSession;
+}
+
 async function conversation(ctx: CliContext): Promise<ConversationSession> {
-  return ConversationSession.open(await ctx.store(), resolveSessionName(ctx.options.session));
+  return (await conversations()).open(await ctx.store(), resolveSessionName(ctx.options.session));
 }
 
 /** Text from a file, or standard input for "-"; a clear error when it cannot be read. */
@@ -107,7 +112,7 @@ export function chatCommand(): Command {
     .action(
       run(async (ctx, name: string | undefined, opts: { system?: string }) => {
         const sessionName = name ?? resolveSessionName(ctx.options.session);
-        const cs = await ConversationSession.create(await ctx.store(), sessionName, opts.system === undefined ? {} : { messages: [{ role: "system", content: opts.system }] });
+        const cs = await (await conversations()).create(await ctx.store(), sessionName, opts.system === undefined ? {} : { messages: [{ role: "system", content: opts.system }] });
         const count = (await cs.messages()).length;
         if (ctx.json) return printJson({ session: cs.name, kind: "conversation", messages: count });
         println(`${c.green("started")} conversation ${c.bold(cs.name)}${count ? ` with ${plural(count, "message")}` : ""}`);
@@ -302,7 +307,7 @@ export function chatCommand(): Command {
       run(async (ctx, file: string, opts: { as?: string; format: InputFormat }) => {
         const json = parseJson(readText(file), file === "-" ? "standard input" : file);
         const as = opts.as ?? (Array.isArray(json) ? resolveSessionName(ctx.options.session) : undefined);
-        const r = await ConversationSession.import(await ctx.store(), json, { format: opts.format, ...(as !== undefined && { as }) });
+        const r = await (await conversations()).import(await ctx.store(), json, { format: opts.format, ...(as !== undefined && { as }) });
         if (ctx.json) return printJson({ session: r.session.name, checkpoints: r.checkpoints, messages: r.messages });
         println(`${c.green("imported")} conversation ${c.bold(r.session.name)}: ${plural(r.checkpoints, "checkpoint")}, ${plural(r.messages, "message")}`);
         if (r.session.name !== resolveSessionName(ctx.options.session)) println(c.dim(`  use it with --session ${r.session.name}`));

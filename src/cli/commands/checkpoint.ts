@@ -4,14 +4,16 @@ import { resolve } from "node:path";
 import { Command } from "commander";
 import { ForgeError } from "../../core/errors.js";
 import { parseTime } from "../../core/time.js";
-import { short } from "../../timeline/compare.js";
-import type { Change, Comparison } from "../../timeline/types.js";
+import { short } from "../../core/text.js";
+import type { Change, Comparison, Timeline } from "../../timeline/types.js";
 import { commaList, run, wholeNumber } from "../command.js";
 import { readJsonInput, UsageError } from "../context.js";
 import { ago, bytes, c, checkpointJson, checkpointLine, localTime, printJson, println, shortId } from "../output.js";
 import { renderTimeline } from "../timeline-graph.js";
 import { openWorkspace } from "./files.js";
 import { isReasoningState } from "../../domains/reasoning/model.js";
+import type { CombinedChange } from "../../domains/combined-change.js";
+import type { SquashReport } from "../../timeline/squash.js";
 import { printReasoningComparison } from "./reasoning.js";
 
 export function checkpointCommand(): Command {
@@ -75,10 +77,12 @@ export function checkpointCommand(): Command {
         const session = await ctx.session();
         const newestFirst = await session.list({ ...opts, order: "desc" });
         const list = newestFirst.reverse();
-        if (ctx.json) return printJson({ session: session.name, checkpoints: list.map(checkpointJson) });
+        const milestones = (await session.milestones()).map((m) => ({ name: m.name, fromId: m.from.id, toId: m.to.id, description: m.description }));
+        if (ctx.json) return printJson({ session: session.name, checkpoints: list.map(checkpointJson), milestones });
         if (list.length === 0) return println(c.dim(`no checkpoints in session "${session.name}"${Object.keys(opts).length ? " match" : ""}`));
         const head = await session.head();
-        for (const cp of list) println(checkpointLine(cp, { head: cp.id === head.checkpoint?.id }));
+        const marks = milestoneMarks(milestones);
+        for (const cp of list) println(checkpointLine(cp, { head: cp.id === head.checkpoint?.id }) + (marks.has(cp.id) ? `  ${marks.get(cp.id)}` : ""));
       }),
     );
 
@@ -119,20 +123,10 @@ export function checkpointCommand(): Command {
     .option("--raw", "JSON paths even for a reasoning session")
     .action(
       run(async (ctx, from: string, to: string, opts: { raw?: boolean }) => {
-        const session = await ctx.session();
-        if (!opts.raw) {
-          const [a, b] = await Promise.all([session.get(from), session.get(to)]);
-          const [sa, sb] = await Promise.all([session.state(a.id), session.state(b.id)]);
-          if (isReasoningState(sa) && isReasoningState(sb)) {
-            const cmp = await (await ctx.reasoning()).compare(a.id, b.id);
-            if (ctx.json) return printJson({ kind: "reasoning", ...cmp, fromCheckpoint: checkpointJson(a), toCheckpoint: checkpointJson(b) });
-            return printReasoningComparison(cmp);
-          }
-        }
-        const cmp = await session.compare(from, to);
-        if (ctx.json) return printJson({ kind: "json", ...comparisonJson(cmp) });
-        println(c.bold(cmp.summary));
-        for (const ch of cmp.changes) println(changeLine(ch));
+        const { combinedChange } = await import("../../domains/combined-change.js");
+        const change = await combinedChange(await ctx.store(), await ctx.session(), from, to, { raw: opts.raw === true });
+        if (ctx.json) return printJson(stateChangeJson(change));
+        printStateChange(change);
       }),
     );
 
@@ -226,7 +220,7 @@ export function checkpointCommand(): Command {
     .option("--keep-manual", "keep checkpoints made by hand")
     .option("--keep-tags <tags>", "keep checkpoints with any of these tags", commaList)
     .option("--dry-run", "show what would be deleted, delete nothing")
-    .addHelpText("after", "\nDefault retention: the last hour, manual checkpoints, tags significant/milestone/verified/keep,\none per hour for 24 hours, the last 50, and 7 days. Branch heads always stay.\nRun `forge gc` afterwards to free the space.")
+    .addHelpText("after", "\nDefault retention: the last hour, manual checkpoints, tags significant/milestone/verified/keep,\none per hour for 24 hours, the last 50, and 7 days. Branch heads and milestone ends always stay.\nRun `forge gc` afterwards to free the space.")
     .action(
       run(async (ctx, opts: { keepLast?: number; keepDays?: number; keepHourly?: number; keepManual?: boolean; keepTags?: string[]; dryRun?: boolean }) => {
         const report = await (await ctx.session()).prune(opts);
@@ -320,6 +314,45 @@ export function checkpointCommand(): Command {
   }
 
   cmd
+    .command("squash")
+    .description("replace a run of consecutive checkpoints FROM..TO with one that holds TO's state and files")
+    .argument("<range>", "FROM..TO: FROM on TO's history (any refs: #3..#7, HEAD~4..HEAD, ids)")
+    .option("-m, --message <text>", "the new checkpoint's message (default: the run's messages joined with \"; \")")
+    .option("--force", "fold in checkpoints something stands on instead of refusing (see below)")
+    .addHelpText(
+      "after",
+      "\nRefused without --force, naming them: a branch head or a detached HEAD before TO, tags before TO,\n" +
+        "a milestone end anywhere in the run, a branch forking from inside the run. With --force, branch\n" +
+        "heads, HEAD, tags and milestone ends move to the new checkpoint (a milestone that would no longer\n" +
+        "span a stretch is deleted), and forks are re-linked to the checkpoint before the run.\n" +
+        "The new checkpoint takes TO's seq, time, branch, trigger and metadata, and records what it\n" +
+        "replaced under metadata.squashed. Run `forge gc` afterwards to free the space.",
+    )
+    .action(
+      run(async (ctx, range: string, opts: { message?: string; force?: boolean }) => {
+        const at = range.indexOf("..");
+        const from = at < 0 ? "" : range.slice(0, at).trim();
+        const to = at < 0 ? "" : range.slice(at + 2).trim();
+        if (from === "" || to === "") throw new UsageError(`"${range}" is not a range: write FROM..TO, e.g. #3..#7 or HEAD~3..HEAD`);
+        const report = await (await ctx.session()).squash(from, to, {
+          ...(opts.message !== undefined && { message: opts.message }),
+          force: opts.force === true,
+        });
+        if (ctx.json) return printJson(squashJson(report));
+        const first = report.replaced[0];
+        const last = report.replaced[report.replaced.length - 1];
+        println(`${c.green("squashed")} #${first?.seq}..#${last?.seq} (${report.replaced.length} checkpoints) into ${checkpointLine(report.checkpoint).trimStart()}`);
+        println(c.dim(`  ${report.checkpoint.id} holds #${last?.seq}'s state${report.checkpoint.filesRoot !== null ? " and files" : ""}`));
+        for (const f of report.forced) println(c.yellow(`  forced: #${f.checkpoint.seq} was ${f.what}: ${f.effect}`));
+        for (const b of report.branches) println(c.dim(`  branch ${b.name} → the new checkpoint`));
+        for (const r of report.reparented) println(c.dim(`  #${r.checkpoint.seq} now follows ${r.to === report.checkpoint.id ? "the new checkpoint" : r.to === null ? "nothing (a root)" : shortId(r.to)}`));
+        for (const m of report.milestones) println(c.dim(`  milestone ${m.name} ${m.deleted ? "deleted" : "moved to the new checkpoint"}`));
+        if (report.headMoved) println(c.dim("  HEAD (detached) → the new checkpoint"));
+        println(c.dim("run `forge gc` to free what only the replaced checkpoints used"));
+      }),
+    );
+
+  cmd
     .command("export")
     .description("write checkpoints (default: the whole session) and everything they need to one bundle file")
     .argument("[refs...]", "checkpoints to export (default: all of the session)")
@@ -359,6 +392,44 @@ export function checkpointCommand(): Command {
     );
 
   return cmd;
+}
+
+/** A checkpoint diff as `--json` prints it: the same shape for `checkpoint diff` and `milestone show`. */
+export function stateChangeJson(change: CombinedChange): Record<string, unknown> {
+  if (change.state.kind === "reasoning") {
+    return { kind: "reasoning", ...change.state.comparison, fromCheckpoint: checkpointJson(change.from), toCheckpoint: checkpointJson(change.to) };
+  }
+  return { kind: "json", ...comparisonJson(change.state.comparison) };
+}
+
+/** A checkpoint diff for people: typed reasoning changes, or a summary and JSON paths. */
+export function printStateChange(change: CombinedChange): void {
+  if (change.state.kind === "reasoning") return printReasoningComparison(change.state.comparison);
+  println(c.bold(change.state.comparison.summary));
+  for (const ch of change.state.comparison.changes) println(changeLine(ch));
+}
+
+/** Checkpoint id → "◆ m1 start, ◆ m2 end" for the milestones whose end it is. */
+export function milestoneMarks(milestones: Timeline["milestones"]): Map<string, string> {
+  const marks = new Map<string, string[]>();
+  const add = (id: string, text: string) => marks.set(id, [...(marks.get(id) ?? []), text]);
+  for (const m of milestones) {
+    add(m.fromId, `◆ ${m.name} start`);
+    add(m.toId, `◆ ${m.name} end`);
+  }
+  return new Map([...marks].map(([id, list]) => [id, c.yellow(list.join(", "))]));
+}
+
+function squashJson(r: SquashReport): Record<string, unknown> {
+  return {
+    checkpoint: checkpointJson(r.checkpoint),
+    replaced: r.replaced.map(checkpointJson),
+    forced: r.forced.map((f) => ({ kind: f.kind, checkpoint: f.checkpoint.id, seq: f.checkpoint.seq, what: f.what, effect: f.effect })),
+    branches: r.branches,
+    reparented: r.reparented.map((p) => ({ checkpoint: p.checkpoint.id, seq: p.checkpoint.seq, from: p.from, to: p.to })),
+    milestones: r.milestones,
+    headMoved: r.headMoved,
+  };
 }
 
 export function comparisonJson(cmp: Comparison): Record<string, unknown> {

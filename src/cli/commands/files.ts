@@ -1,11 +1,8 @@
 // `forge files …` (workspace snapshots) and `forge du`.
-import { resolve } from "node:path";
 import { Command, Option } from "commander";
-import { createRequire } from "node:module";
-import type * as Diff from "diff";
-import { findForgeRoot, readConfigFile } from "../../core/config.js";
-import { STRATEGIES, WORKSPACE_SESSION, Workspace, countChanges, type FileChange, type Strategy } from "../../domains/workspace/workspace.js";
+import { STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "../../domains/workspace/names.js";
 import type { FileInfo } from "../../domains/workspace/file-tree.js";
+import type { FileChange, Workspace } from "../../domains/workspace/workspace.js";
 import type { Store } from "../../timeline/store.js";
 import { commaList, run, wholeNumber } from "../command.js";
 import { UsageError, type CliContext } from "../context.js";
@@ -17,21 +14,13 @@ interface RootOptions {
   filesSession?: string;
 }
 
-/** The workspace root: --root, else the folder holding the nearest .forge, else here. */
-export function workspaceRoot(opts: RootOptions): string {
-  return resolve(opts.root ?? findForgeRoot(process.cwd()) ?? process.cwd());
-}
-
+/** The workspace at --root (default: the folder holding the nearest .forge, else here), with its folder's configuration. */
 export async function openWorkspace(ctx: CliContext, opts: RootOptions): Promise<Workspace> {
-  const root = workspaceRoot(opts);
-  const forgeRoot = findForgeRoot(root);
-  const cfg = (forgeRoot ? readConfigFile(forgeRoot).workspace : undefined) ?? {};
-  return Workspace.open(await ctx.store(), {
-    root,
-    session: opts.filesSession ?? WORKSPACE_SESSION,
-    ...(cfg.ignore && { ignore: cfg.ignore }),
-    ...(cfg.maxFileBytes !== undefined && { maxFileBytes: cfg.maxFileBytes }),
-    ...((cfg.keepLast !== undefined || cfg.keepDays !== undefined) && { retention: { keepLast: cfg.keepLast ?? 100, keepDays: cfg.keepDays ?? 30 } }),
+  // The workspace engine loads only for the commands that use it.
+  const { openConfiguredWorkspace } = await import("../../domains/workspace/configured.js");
+  return openConfiguredWorkspace(await ctx.store(), {
+    ...(opts.root !== undefined && { root: opts.root }),
+    ...(opts.filesSession !== undefined && { filesSession: opts.filesSession }),
   });
 }
 
@@ -58,11 +47,6 @@ function changeLine(ch: FileChange, unknown: ReadonlySet<string>): string {
 function changeJson(ch: FileChange): Record<string, unknown> {
   const side = (f: FileInfo | null) => (f === null ? null : { type: f.type, mode: f.mode.toString(8), size: f.size, hash: f.hash || null, ...(f.target !== undefined && { target: f.target }) });
   return { path: ch.path, kind: ch.kind, ...(ch.from !== undefined && { from: ch.from }), before: side(ch.before), after: side(ch.after) };
-}
-
-/** Whether bytes look like text (no NUL in the first 8 KB). */
-function isText(data: Buffer): boolean {
-  return !data.subarray(0, 8192).includes(0);
 }
 
 export function filesCommand(): Command {
@@ -141,30 +125,11 @@ export function filesCommand(): Command {
           for (const ch of changes) println(changeLine(ch, new Set()));
           return println(`${changes.length} file(s): ${counts.created} created, ${counts.modified} modified, ${counts.deleted} deleted, ${counts.renamed} renamed`);
         }
+        const { filePatch } = await import("../../domains/workspace/patches.js");
         const out: Record<string, unknown>[] = [];
         for (const ch of changes) {
-          const entry = changeJson(ch);
-          let patch: string | null = null;
-          let note: string | null = null;
-          if (ch.kind === "renamed" && ch.before?.hash === ch.after?.hash) note = `renamed from ${ch.from}, content unchanged`;
-          else {
-            const before = ch.before?.type === "f" ? await read(ch.before, "before", ch.from ?? ch.path) : ch.before?.type === "l" ? Buffer.from(`→ ${ch.before.target ?? ""}\n`) : Buffer.alloc(0);
-            const after = ch.after?.type === "f" ? await read(ch.after, "after", ch.path) : ch.after?.type === "l" ? Buffer.from(`→ ${ch.after.target ?? ""}\n`) : Buffer.alloc(0);
-            if (!isText(before) || !isText(after)) note = `binary file ${ch.kind} (${before.length} → ${after.length} bytes)`;
-            else if (before.equals(after)) note = ch.before && ch.after && ch.before.mode !== ch.after.mode ? `mode ${ch.before.mode.toString(8)} → ${ch.after.mode.toString(8)}` : "no content change";
-            else {
-              patch = (createRequire(import.meta.url)("diff") as typeof Diff).createTwoFilesPatch(
-                ch.kind === "created" ? "/dev/null" : `a/${ch.from ?? ch.path}`,
-                ch.kind === "deleted" ? "/dev/null" : `b/${ch.path}`,
-                before.toString("utf8"),
-                after.toString("utf8"),
-                undefined,
-                undefined,
-                { context: 3 },
-              );
-            }
-          }
-          out.push({ ...entry, patch, note });
+          const { patch, note } = await filePatch(ch, read);
+          out.push({ ...changeJson(ch), patch, note });
           if (!ctx.json) {
             if (patch !== null) {
               for (const line of patch.split("\n").slice(1)) {

@@ -7,9 +7,9 @@ import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { findForgeRoot, resolveSessionName } from "../../core/config.js";
 import { ForgeError } from "../../core/errors.js";
-import { STRATEGIES, type Strategy } from "../../domains/workspace/workspace.js";
-import { HOOK_EVENTS, hookCwd, parseHookInput, runHook, type HookEvent, type HookInput } from "../../integrations/hooks/hooks.js";
-import { openStore } from "../../timeline/store.js";
+import { STRATEGIES, type Strategy } from "../../domains/workspace/names.js";
+import { HOOK_EVENTS, type HookEvent } from "../../integrations/hooks/events.js";
+import type { HookInput } from "../../integrations/hooks/hooks.js";
 import type { GlobalOptions } from "../context.js";
 
 /** How a host reads a hook's stdout: Claude Code takes plain text (SessionStart adds it to the context); Gemini CLI parses it as one JSON object. */
@@ -55,6 +55,8 @@ async function hook(event: HookEvent, flags: HookFlags, global: GlobalOptions): 
   const strict = flags.strict === true || process.env["FORGE_HOOK_STRICT"] === "1";
   let stdout = "";
   try {
+    // Loaded here, not at the top: every other forge command would pay for them.
+    const [{ hookCwd, parseHookInput, runHook }, { openStore }] = await Promise.all([import("../../integrations/hooks/hooks.js"), import("../../timeline/store.js")]);
     let input: HookInput = {};
     try {
       input = parseHookInput(readStdin());

@@ -22,10 +22,8 @@ import { IgnoreRules, ignoredOnDisk } from "./ignore-rules.js";
 import { StatCache } from "./stat-cache.js";
 import { readTreeCache, writeTreeCache } from "./tree-cache.js";
 
-export const WORKSPACE_SESSION = "workspace";
-export const DEFAULT_MAX_FILE_BYTES = 100 * 1024 * 1024;
-export const STRATEGIES = ["strict", "warn", "auto-integrate"] as const;
-export type Strategy = (typeof STRATEGIES)[number];
+import { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
+export { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
 
 /** The summary a snapshot checkpoint holds as its state. */
 export interface SnapshotState {
@@ -668,12 +666,6 @@ export class Workspace {
   #clearJournal(): void {
     rmSync(join(this.#forgeDir, "edits.json"), { force: true });
   }
-}
-
-export function countChanges(changes: readonly FileChange[]): Record<FileChange["kind"], number> {
-  const out = { created: 0, modified: 0, deleted: 0, renamed: 0 };
-  for (const c of changes) out[c.kind]++;
-  return out;
 }
 
 function emptyTree(): Tree {

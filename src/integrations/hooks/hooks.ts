@@ -17,11 +17,11 @@ import { isAbsolute, resolve } from "node:path";
 import { InvalidArgumentError } from "../../core/errors.js";
 import { ReasoningSession } from "../../domains/reasoning/reasoning-session.js";
 import { openConfiguredWorkspace, type WorkspaceLocation } from "../../domains/workspace/configured.js";
-import { STRATEGIES, type Strategy } from "../../domains/workspace/workspace.js";
+import { STRATEGIES, type Strategy } from "../../domains/workspace/names.js";
 import type { Store } from "../../timeline/store.js";
 
-export const HOOK_EVENTS = ["session-start", "pre-compact", "post-edit", "stop"] as const;
-export type HookEvent = (typeof HOOK_EVENTS)[number];
+import { HOOK_EVENTS, type HookEvent } from "./events.js";
+export { HOOK_EVENTS, type HookEvent };
 
 /** The fields Forge reads from a host's hook input (Claude Code's names); all optional. */
 export interface HookInput {

@@ -50,6 +50,7 @@ export interface SessionDetail {
   session: { name: string; kind: string; createdAt: string };
   head: { branch: string | null; checkpointId: string | null };
   branches: { name: string; headId: string }[];
+  milestones: { name: string; fromId: string; toId: string; description: string }[];
   checkpoints: CheckpointJson[];
   working: { version: number; view: StateView } | null;
 }

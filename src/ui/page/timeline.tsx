@@ -1,5 +1,6 @@
 // A session's timeline as a graph, newest first: one lane per branch, a dot per checkpoint,
-// a line from each checkpoint to its parent. Click a row to open it; tick two to compare.
+// a line from each checkpoint to its parent, badges for branch heads and milestone ends.
+// Click a row to open it; tick two to compare.
 import type { CheckpointJson, SessionDetail } from "./api.js";
 
 const ROW = 52;
@@ -12,7 +13,7 @@ export function Timeline(props: {
   onOpen: (id: string) => void;
   onToggleCompare: (id: string) => void;
 }) {
-  const { checkpoints, head, branches } = props.detail;
+  const { checkpoints, head, branches, milestones } = props.detail;
   if (checkpoints.length === 0) return <p class="muted">No checkpoints yet.</p>;
   // Lanes by first appearance, oldest first, so main stays leftmost.
   const lanes = new Map<string, number>();
@@ -24,6 +25,13 @@ export function Timeline(props: {
   const heads = new Map<string, string[]>();
   for (const b of branches) heads.set(b.headId, [...(heads.get(b.headId) ?? []), b.name]);
   const byId = new Map(checkpoints.map((c) => [c.id, c]));
+  // Milestone ends: "◆ name start" / "◆ name end" beside the checkpoint.
+  const marks = new Map<string, { key: string; text: string; title: string }[]>();
+  const mark = (id: string, key: string, text: string, title: string) => marks.set(id, [...(marks.get(id) ?? []), { key, text, title }]);
+  for (const m of milestones ?? []) {
+    mark(m.fromId, `${m.name}:from`, `◆ ${m.name} start`, m.description || `milestone ${m.name} starts here`);
+    mark(m.toId, `${m.name}:to`, `◆ ${m.name} end`, m.description || `milestone ${m.name} ends here`);
+  }
   return (
     <div class="timeline" style={{ paddingLeft: `${width}px` }}>
       <svg class="graph" width={width} height={checkpoints.length * ROW} aria-hidden="true">
@@ -64,6 +72,11 @@ export function Timeline(props: {
                 {heads.get(cp.id)?.map((b) => (
                   <span class="badge branch" key={b}>
                     {b}
+                  </span>
+                ))}
+                {marks.get(cp.id)?.map((m) => (
+                  <span class="badge milestone" key={m.key} title={m.title}>
+                    {m.text}
                   </span>
                 ))}
               </div>
