@@ -158,13 +158,14 @@ export class SqliteBackend implements Backend {
 
   transaction<T>(fn: (tx: MetaWriter) => Promise<T>): Promise<T> {
     return this.#lock.run(async () => {
-      this.#db.exec("BEGIN IMMEDIATE");
+      // Prepared once: exec() would parse the statement again on every transaction.
+      this.#q.begin.run();
       try {
         const result = await fn(this.#tx);
-        this.#db.exec("COMMIT");
+        this.#q.commit.run();
         return result;
       } catch (e) {
-        if (this.#db.inTransaction) this.#db.exec("ROLLBACK");
+        if (this.#db.inTransaction) this.#q.rollback.run();
         throw e;
       }
     });
@@ -185,6 +186,9 @@ const WRITER_MIN_BYTES = 1024 * 1024;
 
 /** Prepared statements, made once per connection. */
 class Queries {
+  readonly begin;
+  readonly commit;
+  readonly rollback;
   readonly insertObject;
   readonly getObjects;
   readonly hasObjects;
@@ -207,6 +211,9 @@ class Queries {
   readonly bumpSeq;
 
   constructor(db: Db) {
+    this.begin = db.prepare("BEGIN IMMEDIATE");
+    this.commit = db.prepare("COMMIT");
+    this.rollback = db.prepare("ROLLBACK");
     this.insertObject = db.prepare("INSERT OR IGNORE INTO objects (hash, data, created_at) VALUES (?, ?, ?)");
     this.getObjects = db.prepare("SELECT hash, data FROM objects WHERE hash IN (SELECT unhex(value) FROM json_each(?))");
     this.hasObjects = db.prepare("SELECT hash FROM objects WHERE hash IN (SELECT unhex(value) FROM json_each(?))");
@@ -343,12 +350,10 @@ class SqliteMeta implements MetaWriter {
 
   async insertSession(row: SessionRow): Promise<void> {
     try {
-      this.#db
-        .prepare(
-          `INSERT INTO sessions (id, name, kind, created_at, metadata, next_seq, head_branch, head_checkpoint, work_root, work_version)
+      this.#stmt(
+        `INSERT INTO sessions (id, name, kind, created_at, metadata, next_seq, head_branch, head_checkpoint, work_root, work_version)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
+      ).run(
           row.id, row.name, row.kind, row.createdAt, JSON.stringify(row.metadata), row.nextSeq,
           row.headBranch, row.headCheckpoint, row.workRoot, row.workVersion,
         );
@@ -420,9 +425,7 @@ class SqliteMeta implements MetaWriter {
   }
 
   async setRef(sessionId: string, name: string, checkpointId: string): Promise<void> {
-    this.#db
-      .prepare("INSERT INTO refs (session_id, name, checkpoint_id) VALUES (?, ?, ?) ON CONFLICT (session_id, name) DO UPDATE SET checkpoint_id = excluded.checkpoint_id")
-      .run(sessionId, name, checkpointId);
+    this.#stmt("INSERT INTO refs (session_id, name, checkpoint_id) VALUES (?, ?, ?) ON CONFLICT (session_id, name) DO UPDATE SET checkpoint_id = excluded.checkpoint_id").run(sessionId, name, checkpointId);
   }
 
   async deleteRef(sessionId: string, name: string): Promise<void> {
