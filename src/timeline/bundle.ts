@@ -1,21 +1,28 @@
 // Export and import: checkpoints with every object they need, in one portable file.
 //
 //   "FORGE-BUNDLE 1\n", then records: kind (1 byte) · length (u32 BE) · payload
-//     M  the manifest (JSON: sessions, their checkpoints and branches)
+//     M  the manifest (JSON: sessions, their checkpoints, branches and milestones)
 //     O  an object: 32-byte hash, then its stored bytes (codec byte + body)
 //     E  the end: SHA-256 of every byte before this record
 //
+// The manifest carries its own version: 1 had no milestones; 2 gives every session a
+// `milestones` list. Export writes 2; import reads both and refuses any other, naming it, so
+// a reader that knows only 1 refuses a 2 (its schema wants version 1) instead of dropping
+// the milestones it cannot see.
+//
 // Import checks the whole file before it writes anything — the end hash, every object's
-// hash, the manifest's schema, and that every checkpoint's trees are complete — then
-// writes objects, then all metadata in one transaction: all or nothing.
+// hash, the manifest's schema, that every checkpoint's trees are complete, and that every
+// milestone runs between two of its session's checkpoints in the bundle — then writes
+// objects, then all metadata (milestones included) in one transaction: all or nothing.
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { ForgeError, InvalidBundleError } from "../core/errors.js";
 import { checkName, isId, newId } from "../core/ids.js";
-import type { CheckpointRow, MetaWriter, SessionRow } from "../backends/backend.js";
+import type { CheckpointRow, MetaReader, MetaWriter, SessionRow } from "../backends/backend.js";
 import { unpack } from "../objects/codec.js";
 import { isHash, type Hash } from "../objects/hash.js";
 import { childHashes, parseNode } from "../objects/node.js";
+import { chainBetween } from "./milestones.js";
 import type { StoreContext } from "./store-context.js";
 
 const MAGIC = Buffer.from("FORGE-BUNDLE 1\n");
@@ -40,7 +47,16 @@ const checkpointSchema = z.object({
   newBytes: z.number().int().nonnegative(),
 });
 
-const sessionSchema = z.object({
+/** A milestone in a version-2 manifest: `from` and `to` are ids of its session's checkpoints in the bundle. */
+const milestoneSchema = z.object({
+  name: nameSchema,
+  from: idSchema,
+  to: idSchema,
+  description: z.string(),
+  createdAt: z.number().int().nonnegative(),
+});
+
+const sessionSchemaV1 = z.object({
   id: idSchema,
   name: nameSchema,
   kind: z.string().min(1),
@@ -52,15 +68,26 @@ const sessionSchema = z.object({
   checkpoints: z.array(checkpointSchema),
 });
 
-const manifestSchema = z.object({
-  format: z.literal("forge-bundle"),
-  version: z.literal(1),
-  createdAt: z.string(),
-  sessions: z.array(sessionSchema),
-});
+const sessionSchema = sessionSchemaV1.extend({ milestones: z.array(milestoneSchema) });
 
-type Manifest = z.infer<typeof manifestSchema>;
+/** The manifest versions this code reads; it writes the last. */
+const VERSIONS = [1, 2] as const;
+const VERSION = 2;
+
+const manifestSchema = z.discriminatedUnion("version", [
+  z.object({ format: z.literal("forge-bundle"), version: z.literal(1), createdAt: z.string(), sessions: z.array(sessionSchemaV1) }),
+  z.object({ format: z.literal("forge-bundle"), version: z.literal(2), createdAt: z.string(), sessions: z.array(sessionSchema) }),
+]);
+
+/** A manifest as this code works with it: any version read, with milestones (none for version 1). */
+interface Manifest {
+  readonly format: "forge-bundle";
+  readonly version: (typeof VERSIONS)[number];
+  readonly createdAt: string;
+  readonly sessions: BundleSession[];
+}
 type BundleSession = z.infer<typeof sessionSchema>;
+type BundleMilestone = z.infer<typeof milestoneSchema>;
 
 export interface ExportSelection {
   /** Sessions to export whole. */
@@ -69,10 +96,22 @@ export interface ExportSelection {
   readonly checkpoints?: readonly CheckpointRow[];
 }
 
+/** A milestone of an exported session that the bundle does not carry, and why. */
+export interface LeftOutMilestone {
+  readonly session: string;
+  readonly name: string;
+  /** "its start #2 is not in the bundle", "#3, between its ends, is not in the bundle", ... */
+  readonly reason: string;
+}
+
 export interface ExportResult {
   readonly bytes: Buffer;
   readonly sessions: number;
   readonly checkpoints: number;
+  /** Milestones the bundle carries: those whose whole stretch, both ends included, is in it. */
+  readonly milestones: number;
+  /** The exported sessions' other milestones. */
+  readonly milestonesLeftOut: readonly LeftOutMilestone[];
   readonly objects: number;
 }
 
@@ -97,6 +136,8 @@ export async function exportBundle(ctx: StoreContext, selection: ExportSelection
   const sessions: BundleSession[] = [];
   const roots: Hash[] = [];
   let checkpointCount = 0;
+  let milestoneCount = 0;
+  const leftOut: LeftOutMilestone[] = [];
   for (const { row, checkpoints } of bySession.values()) {
     const refs = (await meta.listRefs(row.id)).filter((r) => checkpoints.has(r.checkpointId));
     const list = [...checkpoints.values()].sort((a, b) => a.seq - b.seq);
@@ -105,6 +146,16 @@ export async function exportBundle(ctx: StoreContext, selection: ExportSelection
       roots.push(c.stateRoot);
       if (c.filesRoot !== null) roots.push(c.filesRoot);
     }
+    const milestones: BundleMilestone[] = [];
+    for (const m of await meta.listMilestones(row.id)) {
+      const reason = await whyLeftOut(meta, checkpoints, m.fromId, m.toId);
+      if (reason !== null) {
+        leftOut.push({ session: row.name, name: m.name, reason });
+        continue;
+      }
+      milestones.push({ name: m.name, from: m.fromId, to: m.toId, description: m.description, createdAt: m.createdAt });
+    }
+    milestoneCount += milestones.length;
     const headOk = row.headBranch !== null ? refs.some((r) => r.name === row.headBranch) : row.headCheckpoint !== null && checkpoints.has(row.headCheckpoint);
     sessions.push({
       id: row.id,
@@ -116,9 +167,10 @@ export async function exportBundle(ctx: StoreContext, selection: ExportSelection
       headCheckpoint: headOk ? row.headCheckpoint : null,
       branches: refs.map((r) => ({ name: r.name, checkpointId: r.checkpointId })),
       checkpoints: list.map(({ sessionId: _s, ...c }) => ({ ...c, tags: [...c.tags] })),
+      milestones,
     });
   }
-  const manifest: Manifest = { format: "forge-bundle", version: 1, createdAt: new Date(ctx.clock.now()).toISOString(), sessions };
+  const manifest: Manifest = { format: "forge-bundle", version: VERSION, createdAt: new Date(ctx.clock.now()).toISOString(), sessions };
   const hashes = [...(await ctx.objects.loadTrees(roots)).keys()];
   const parts: Buffer[] = [MAGIC, record("M", Buffer.from(JSON.stringify(manifest)))];
   for (let i = 0; i < hashes.length; i += 500) {
@@ -131,7 +183,44 @@ export async function exportBundle(ctx: StoreContext, selection: ExportSelection
   }
   const body = Buffer.concat(parts);
   const end = record("E", createHash("sha256").update(body).digest());
-  return { bytes: Buffer.concat([body, end]), sessions: sessions.length, checkpoints: checkpointCount, objects: hashes.length };
+  return {
+    bytes: Buffer.concat([body, end]),
+    sessions: sessions.length,
+    checkpoints: checkpointCount,
+    milestones: milestoneCount,
+    milestonesLeftOut: leftOut,
+    objects: hashes.length,
+  };
+}
+
+/**
+ * Why a milestone cannot go into a bundle holding `exported` of its session, or null when it
+ * can: both ends must be in it, and so must every checkpoint between them, since import cuts
+ * the history at a parent the bundle lacks and the milestone would no longer span a stretch.
+ */
+async function whyLeftOut(meta: MetaReader, exported: ReadonlyMap<string, CheckpointRow>, fromId: string, toId: string): Promise<string | null> {
+  const label = async (id: string) => {
+    const row = exported.get(id) ?? (await meta.getCheckpoint(id));
+    return row ? `#${row.seq}` : id;
+  };
+  const fromIn = exported.has(fromId);
+  const toIn = exported.has(toId);
+  if (!fromIn && !toIn) return `its ends ${await label(fromId)} and ${await label(toId)} are not in the bundle`;
+  if (!fromIn) return `its start ${await label(fromId)} is not in the bundle`;
+  if (!toIn) return `its end ${await label(toId)} is not in the bundle`;
+  const missing: string[] = [];
+  let id = (exported.get(toId) as CheckpointRow).parentId;
+  const seen = new Set<string>();
+  while (id !== null && id !== fromId && !seen.has(id)) {
+    seen.add(id);
+    const row: CheckpointRow | undefined = exported.get(id) ?? (await meta.getCheckpoint(id));
+    if (!row) break;
+    if (!exported.has(id)) missing.push(`#${row.seq}`);
+    id = row.parentId;
+  }
+  if (id !== fromId) return `its start ${await label(fromId)} is not on the history of its end ${await label(toId)}`;
+  if (missing.length === 0) return null;
+  return `${missing.reverse().join(", ")}, between its ends, ${missing.length === 1 ? "is" : "are"} not in the bundle`;
 }
 
 function record(kind: "M" | "O" | "E", payload: Buffer): Buffer {
@@ -192,8 +281,18 @@ export function parseBundle(bytes: Uint8Array): ParsedBundle {
   } catch (e) {
     throw new InvalidBundleError("its manifest is not JSON", e);
   }
+  // A version this code does not know is named as such, not as a malformed manifest.
+  const head = typeof json === "object" && json !== null ? (json as { format?: unknown; version?: unknown }) : {};
+  const version = head.version;
+  if (head.format === "forge-bundle" && typeof version === "number" && !(VERSIONS as readonly number[]).includes(version)) {
+    throw new ForgeError("INVALID_BUNDLE", `cannot read this bundle: it is format version ${version}, and this Forge reads versions ${VERSIONS.join(" and ")}`, {
+      hint: "it was written by a newer Forge; upgrade Forge to import it",
+      data: { version },
+    });
+  }
   const parsed = manifestSchema.safeParse(json);
   if (!parsed.success) throw new InvalidBundleError(`its manifest is malformed: ${z.prettifyError(parsed.error)}`);
+  const manifest: Manifest = { ...parsed.data, sessions: parsed.data.sessions.map((s) => ({ milestones: [], ...s })) };
   const children = new Map<Hash, Hash[]>();
   for (const [hash, stored] of objects) {
     try {
@@ -202,11 +301,38 @@ export function parseBundle(bytes: Uint8Array): ParsedBundle {
       throw new InvalidBundleError(`object ${hash}: ${(e as Error).message}`, e);
     }
   }
-  for (const s of parsed.data.sessions) {
+  for (const s of manifest.sessions) {
     checkName("session", s.name);
     for (const b of s.branches) checkName("branch", b.name);
+    checkMilestones(s);
   }
-  return { manifest: parsed.data, objects, children };
+  return { manifest, objects, children };
+}
+
+/** Every milestone must have a good, unique name and run, within the bundle, from a checkpoint to a later one on its history. */
+function checkMilestones(s: BundleSession): void {
+  const byId = new Map(s.checkpoints.map((c) => [c.id, c]));
+  const names = new Set<string>();
+  for (const m of s.milestones) {
+    const what = `milestone "${m.name}" of session "${s.name}"`;
+    try {
+      checkName("milestone", m.name);
+    } catch (e) {
+      throw new InvalidBundleError(`session "${s.name}": ${(e as Error).message}`, e);
+    }
+    if (names.has(m.name)) throw new InvalidBundleError(`session "${s.name}" has two milestones named "${m.name}"`);
+    names.add(m.name);
+    for (const [end, id] of [["starts", m.from], ["ends", m.to]] as const) {
+      if (!byId.has(id)) throw new InvalidBundleError(`${what} ${end} at ${id}, which is not one of the session's checkpoints in the bundle`);
+    }
+    let id: string | null = (byId.get(m.to) as BundleSession["checkpoints"][number]).parentId;
+    const seen = new Set<string>();
+    while (id !== null && id !== m.from && !seen.has(id)) {
+      seen.add(id);
+      id = byId.get(id)?.parentId ?? null;
+    }
+    if (id !== m.from) throw new InvalidBundleError(`${what} does not run from a checkpoint to a later one on its history (${m.from} → ${m.to})`);
+  }
 }
 
 export interface ImportOptions {
@@ -215,7 +341,18 @@ export interface ImportOptions {
 }
 
 export interface ImportReport {
-  readonly sessions: readonly { readonly name: string; readonly created: boolean; readonly checkpoints: number; readonly skipped: number }[];
+  readonly sessions: readonly {
+    readonly name: string;
+    readonly created: boolean;
+    /** Checkpoints written. */
+    readonly checkpoints: number;
+    /** Checkpoints the session already had. */
+    readonly skipped: number;
+    /** Milestones written. */
+    readonly milestones: number;
+    /** Milestones the session already had, by the same name and with the same two ends. */
+    readonly milestonesSkipped: number;
+  }[];
   readonly objects: number;
   readonly newBytes: number;
 }
@@ -259,7 +396,9 @@ export async function importBundle(ctx: StoreContext, bytes: Uint8Array, options
 /**
  * Imports one session. Without `as`, a session this store already has (same id) gains the
  * checkpoints it lacks. With `as` naming another session than that, the bundle's session
- * becomes a new one under new ids: a copy beside the original.
+ * becomes a new one under new ids: a copy beside the original. Milestones come after the
+ * checkpoints; one whose name the session already uses is skipped when it has the same two
+ * ends, and refused (IMPORT_CONFLICT, the whole import undone) when it has others.
  */
 async function importSession(tx: MetaWriter, bundled: BundleSession, as: string | undefined): Promise<ImportReport["sessions"][number]> {
   const name = as ?? bundled.name;
@@ -322,7 +461,38 @@ async function importSession(tx: MetaWriter, bundled: BundleSession, as: string 
     const head = headId === null ? undefined : await tx.getCheckpoint(headId);
     if (head) await tx.updateSession(s.id, { workRoot: head.stateRoot, workVersion: 1 });
   }
-  return { name, created, checkpoints: added, skipped };
+  const seqOf = async (id: string) => `#${(s.checkpoints.find((c) => c.id === id) ?? (await tx.getCheckpoint(id)))?.seq ?? id}`;
+  let milestones = 0;
+  let milestonesSkipped = 0;
+  for (const m of s.milestones) {
+    const existing = await tx.getMilestone(s.id, m.name);
+    if (existing) {
+      if (existing.fromId === m.from && existing.toId === m.to) {
+        milestonesSkipped++;
+        continue;
+      }
+      throw new ForgeError(
+        "IMPORT_CONFLICT",
+        `session "${name}" already has a milestone "${m.name}" from ${await seqOf(existing.fromId)} to ${await seqOf(existing.toId)}; the bundle's runs from ${await seqOf(m.from)} to ${await seqOf(m.to)}`,
+        {
+          hint: `delete this store's milestone first (forge milestone delete ${m.name}), or import the bundle as a new session with --as NAME`,
+          data: { session: name, milestone: m.name },
+        },
+      );
+    }
+    // The bundle's own links make `from` an ancestor of `to`; a checkpoint this store already
+    // had keeps its own parent, so check the store's history too.
+    if (!(await chainBetween(tx, m.from, m.to))) {
+      throw new ForgeError(
+        "IMPORT_CONFLICT",
+        `milestone "${m.name}" cannot be imported into session "${name}": here ${await seqOf(m.from)} is not an ancestor of ${await seqOf(m.to)}`,
+        { hint: "import the bundle as a new session with --as NAME", data: { session: name, milestone: m.name } },
+      );
+    }
+    await tx.setMilestone({ sessionId: s.id, name: m.name, fromId: m.from, toId: m.to, description: m.description, createdAt: m.createdAt });
+    milestones++;
+  }
+  return { name, created, checkpoints: added, skipped, milestones, milestonesSkipped };
 }
 
 /** The same session under fresh session and checkpoint ids, every link between them kept. */
@@ -335,5 +505,7 @@ function withNewIds(s: BundleSession): BundleSession {
     headCheckpoint: map(s.headCheckpoint),
     branches: s.branches.map((b) => ({ name: b.name, checkpointId: ids.get(b.checkpointId) ?? b.checkpointId })),
     checkpoints: s.checkpoints.map((c) => ({ ...c, id: ids.get(c.id) as string, parentId: map(c.parentId) })),
+    // parseBundle made sure both ends are among the checkpoints.
+    milestones: s.milestones.map((m) => ({ ...m, from: ids.get(m.from) as string, to: ids.get(m.to) as string })),
   };
 }

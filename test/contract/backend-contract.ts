@@ -1045,7 +1045,7 @@ export function runBackendContract(name: string, makeStore: MakeStore): void {
         const theirs = await target.session("work");
         const mine = await theirs.checkpoint({ theirs: true });
         const report = await target.import((await source.export({ session: "work" })).bytes, { as: "work-2" });
-        expect(report.sessions).toEqual([{ name: "work-2", created: true, checkpoints: 4, skipped: 0 }]);
+        expect(report.sessions).toEqual([{ name: "work-2", created: true, checkpoints: 4, skipped: 0, milestones: 0, milestonesSkipped: 0 }]);
         const imported = await target.getSession("work-2");
         for (const [id, state] of states) expect(isDeepStrictEqual(await imported.state(id), state)).toBe(true);
         expect((await theirs.list()).map((c) => c.id)).toEqual([mine.id]);

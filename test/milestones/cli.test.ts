@@ -1,7 +1,7 @@
 // `forge milestone …` and `forge checkpoint squash` as a user runs them: real processes, a
 // real SQLite store in a temp folder.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -27,8 +27,13 @@ interface Cp {
 let dir: string;
 
 function forge(...args: string[]): Run {
+  return forgeIn(dir, ...args);
+}
+
+/** `forge` run in another folder: another store. */
+function forgeIn(cwd: string, ...args: string[]): Run {
   const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd: dir,
+    cwd,
     encoding: "utf8",
     env: { ...process.env, NO_COLOR: "1", FORGE_STORE: "", FORGE_SESSION: "" },
   });
@@ -116,6 +121,69 @@ describe("forge milestone", () => {
     const tl = json<{ milestones: { name: string; fromId: string; toId: string }[] }>(forge("checkpoint", "timeline", "--json"));
     expect(tl.milestones.map((m) => m.name)).toEqual(["m1"]);
     expect(json<{ milestones: unknown[] }>(forge("checkpoint", "list", "--json")).milestones.length).toBe(1);
+  });
+});
+
+describe("forge checkpoint export / import with milestones", () => {
+  interface Ms {
+    name: string;
+    description: string;
+    from: Cp;
+    to: Cp;
+  }
+  const milestones = (run: (...args: string[]) => Run, ...session: string[]) =>
+    json<{ milestones: Ms[] }>(run(...session, "milestone", "list", "--json")).milestones.map((m) => [m.name, m.from.id, m.to.id, m.description]);
+
+  it("carries the milestones, says which a partial export leaves out, and refuses a clashing one on import", () => {
+    const cps = steps(4);
+    forge("milestone", "create", "m1", "--from", "#1", "--to", "#3", "-d", "first part");
+    forge("milestone", "create", "m2", "--from", "#2", "--to", "#4");
+    const exported = forge("checkpoint", "export", "--output", "b.bundle");
+    expect([exported.code, exported.stderr]).toEqual([0, ""]);
+    expect(exported.stdout).toMatch(/^exported 4 checkpoints and 2 milestones \(/);
+    const partial = json<{ checkpoints: number; milestones: number; milestonesLeftOut: unknown[] }>(forge("checkpoint", "export", "#3", "#4", "--output", "p.bundle", "--json"));
+    expect(partial).toMatchObject({ checkpoints: 2, milestones: 0 });
+    expect(partial.milestonesLeftOut).toEqual([
+      { session: "default", name: "m1", reason: "its start #1 is not in the bundle" },
+      { session: "default", name: "m2", reason: "its start #2 is not in the bundle" },
+    ]);
+    expect(forge("checkpoint", "export", "#2", "#4", "--output", "q.bundle").stdout).toMatch(/^left out milestone m2: #3, between its ends, is not in the bundle$/m);
+
+    // Another store gets them on the same checkpoints.
+    const other = join(dir, "other");
+    mkdirSync(other);
+    const there = (...args: string[]) => forgeIn(other, ...args);
+    expect(there("init").code).toBe(0);
+    const imported = there("checkpoint", "import", join(dir, "b.bundle"));
+    expect([imported.code, imported.stderr]).toEqual([0, ""]);
+    expect(imported.stdout).toMatch(/^created session default: 4 checkpoints imported; 2 milestones imported$/m);
+    expect(milestones(there)).toEqual([
+      ["m1", cps[0]?.id, cps[2]?.id, "first part"],
+      ["m2", cps[1]?.id, cps[3]?.id, ""],
+    ]);
+    expect(there("checkpoint", "import", join(dir, "b.bundle")).stdout).toMatch(/^updated session default: 0 checkpoints imported, 4 already here; 0 milestones imported, 2 already here$/m);
+
+    // A milestone of the same name with other ends: refused, naming it, and nothing changes.
+    there("milestone", "delete", "m1");
+    there("milestone", "create", "m1", "--from", "#2", "--to", "#3");
+    const before = milestones(there);
+    const clash = there("checkpoint", "import", join(dir, "b.bundle"));
+    expect(clash.code).toBe(1);
+    expect(clash.stdout).toBe("");
+    expect(clash.stderr).toMatch(/^forge: session "default" already has a milestone "m1" from #2 to #3; the bundle's runs from #1 to #3 \(delete this store's milestone first \(forge milestone delete m1\), or import the bundle as a new session with --as NAME\)/);
+    expect(milestones(there)).toEqual(before);
+
+    // --as: a copy beside the original, its milestones on its own checkpoints.
+    const copy = there("checkpoint", "import", join(dir, "b.bundle"), "--as", "copy");
+    expect([copy.code, copy.stdout]).toEqual([0, expect.stringMatching(/^created session copy: 4 checkpoints imported; 2 milestones imported$/m)]);
+    const copied = json<{ milestones: Ms[] }>(there("--session", "copy", "milestone", "list", "--json")).milestones;
+    expect(copied.map((m) => [m.name, m.from.seq, m.to.seq, m.description])).toEqual([
+      ["m1", 1, 3, "first part"],
+      ["m2", 2, 4, ""],
+    ]);
+    expect(copied.map((m) => m.from.id)).not.toContain(cps[0]?.id);
+    expect(milestones(there)).toEqual(before);
+    expect(there("fsck").code).toBe(0);
   });
 });
 

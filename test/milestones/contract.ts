@@ -1,11 +1,12 @@
 // Milestones and squash, as every backend must give them: one suite, run against memory:,
 // file:, sqlite: and postgres: by the *.test.ts files beside it (the pattern of
 // test/contract/backend-contract.ts). Each case opens its own fresh store.
+import { createHash } from "node:crypto";
 import { isDeepStrictEqual } from "node:util";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { describeMilestone, ManualClock, Store, type Checkpoint, type Session } from "../../src/index.js";
+import { describeMilestone, ManualClock, Store, type Checkpoint, type Milestone, type Session } from "../../src/index.js";
 import { Workspace } from "../../src/domains/workspace/workspace.js";
 import type { MakeStore } from "../contract/backend-contract.js";
 import { rejectsWith } from "../support/errors.js";
@@ -32,6 +33,46 @@ async function objectHashes(store: Store): Promise<Set<string>> {
   const out = new Set<string>();
   for await (const o of store.backend.listObjects()) out.add(o.hash);
   return out;
+}
+
+interface BundledMilestone {
+  name: string;
+  from: string;
+  to: string;
+  description: string;
+  createdAt: number;
+}
+
+interface BundleManifest {
+  version: number;
+  sessions: { id: string; milestones?: BundledMilestone[] }[];
+}
+
+function frame(kind: "M" | "E", payload: Buffer): Buffer {
+  const head = Buffer.alloc(5);
+  head[0] = kind.charCodeAt(0);
+  head.writeUInt32BE(payload.length, 1);
+  return Buffer.concat([head, payload]);
+}
+
+/**
+ * The bundle with its manifest replaced by `edit(manifest)` and its end hash made good again:
+ * what another writer (an older Forge, a newer one, a faulty one) would have written.
+ */
+function rewriteManifest(bytes: Uint8Array, edit: (manifest: BundleManifest) => unknown): Buffer {
+  const buf = Buffer.from(bytes);
+  const start = buf.indexOf(0x0a) + 1; // after the "FORGE-BUNDLE 1\n" header
+  const parts: Buffer[] = [buf.subarray(0, start)];
+  for (let pos = start; ; ) {
+    const kind = String.fromCharCode(buf[pos] as number);
+    const end = pos + 5 + buf.readUInt32BE(pos + 1);
+    if (kind === "E") break;
+    const manifest = kind === "M" ? (JSON.parse(buf.subarray(pos + 5, end).toString("utf8")) as BundleManifest) : undefined;
+    parts.push(manifest ? frame("M", Buffer.from(JSON.stringify(edit(manifest)))) : buf.subarray(pos, end));
+    pos = end;
+  }
+  const body = Buffer.concat(parts);
+  return Buffer.concat([body, frame("E", createHash("sha256").update(body).digest())]);
 }
 
 /** Everything a refused operation must leave as it was. */
@@ -201,6 +242,152 @@ export function runMilestoneContract(name: string, makeStore: MakeStore): void {
         const report = await store.fsck();
         expect(report.ok).toBe(false);
         expect(report.problems).toEqual([`milestone "broken" of "s" points at 0000000000000000000000GONE, which does not exist`]);
+      });
+    });
+
+    describe("bundles", () => {
+      /** What a milestone is, ids and all: the same in a store that imported it with its ids. */
+      const shape = (ms: readonly Milestone[]) => ms.map((m) => [m.name, m.from.id, m.to.id, m.description, m.createdAt.getTime()]);
+      /** What a milestone is by numbers: the same in a copy under new ids. */
+      const bySeq = (ms: readonly Milestone[]) => ms.map((m) => [m.name, m.from.seq, m.to.seq, m.description, m.createdAt.getTime()]);
+
+      /** Session "work": main #1..#5, branch "idea" from #2 with #6; milestones "parser" #1..#3 and "idea" #2..#6, an hour apart. */
+      async function source(): Promise<{ store: Store; session: Session }> {
+        const { clock, store } = withClock(await open());
+        const session = await store.session("work");
+        await linear(session, 5);
+        await session.branch("idea", { from: "#2" });
+        await session.switch("idea");
+        await session.checkpoint(distinctState(6), { message: "idea" });
+        await session.switch("main");
+        await session.createMilestone("parser", { from: "#1", to: "#3", description: "rewrote the parser" });
+        clock.advance(3_600_000);
+        await session.createMilestone("idea", { from: "#2", to: "#6", description: "tried an idea" });
+        return { store, session };
+      }
+
+      it("carry a session's milestones; import recreates them on the imported checkpoints, with their times and descriptions", async () => {
+        const { store, session } = await source();
+        const bundle = await store.export({ session: "work" });
+        expect(bundle).toMatchObject({ sessions: 1, checkpoints: 6, milestones: 2, milestonesLeftOut: [] });
+        const target = await open();
+        const report = await target.import(bundle.bytes);
+        expect(report.sessions).toEqual([{ name: "work", created: true, checkpoints: 6, skipped: 0, milestones: 2, milestonesSkipped: 0 }]);
+        const imported = await target.getSession("work");
+        expect(shape(await imported.milestones())).toEqual(shape(await session.milestones()));
+        expect(seqsOf((await imported.milestoneSpan("idea")).checkpoints)).toEqual([2, 6]);
+        expect((await imported.timeline()).milestones).toEqual((await session.timeline()).milestones);
+        // They protect their ends in the new store too.
+        await rejectsWith(imported.deleteCheckpoints(["#3"]), "PROTECTED", /#3 is the end of milestone "parser"/);
+        expect((await target.fsck()).ok).toBe(true);
+      });
+
+      it("with {as} into a fresh store, the session keeps its ids and its milestones", async () => {
+        const { store, session } = await source();
+        const target = await open();
+        const report = await target.import((await store.export({ session: "work" })).bytes, { as: "renamed" });
+        expect(report.sessions[0]).toMatchObject({ name: "renamed", created: true, milestones: 2 });
+        expect(shape(await (await target.getSession("renamed")).milestones())).toEqual(shape(await session.milestones()));
+      });
+
+      it("with {as} beside the original, the copy's milestones point at the copy's own checkpoints", async () => {
+        const { store, session } = await source();
+        const before = shape(await session.milestones());
+        const report = await store.import((await store.export({ session: "work" })).bytes, { as: "copy" });
+        expect(report.sessions).toEqual([{ name: "copy", created: true, checkpoints: 6, skipped: 0, milestones: 2, milestonesSkipped: 0 }]);
+        const copy = await store.getSession("copy");
+        const ms = await copy.milestones();
+        expect(bySeq(ms)).toEqual(bySeq(await session.milestones()));
+        const own = new Set((await copy.list()).map((c) => c.id));
+        for (const m of ms) expect([own.has(m.from.id), own.has(m.to.id)], m.name).toEqual([true, true]);
+        expect(shape(await session.milestones())).toEqual(before);
+        expect((await store.fsck()).ok).toBe(true);
+      });
+
+      it("leave out, and name, the milestones whose stretch a partial export does not hold whole", async () => {
+        const store = await open();
+        const session = await store.session("work");
+        await linear(session, 5);
+        await session.createMilestone("a-gap", { from: "#2", to: "#4" });
+        await session.createMilestone("b-whole", { from: "#4", to: "#5" });
+        await session.createMilestone("c-start", { from: "#1", to: "#5" });
+        await session.createMilestone("d-end", { from: "#2", to: "#3" });
+        await session.createMilestone("e-both", { from: "#1", to: "#3" });
+        const bundle = await store.export({ session: "work", refs: ["#2", "#4", "#5"] });
+        expect(bundle.milestones).toBe(1);
+        expect([...bundle.milestonesLeftOut].sort((x, y) => x.name.localeCompare(y.name))).toEqual([
+          { session: "work", name: "a-gap", reason: "#3, between its ends, is not in the bundle" },
+          { session: "work", name: "c-start", reason: "its start #1 is not in the bundle" },
+          { session: "work", name: "d-end", reason: "its end #3 is not in the bundle" },
+          { session: "work", name: "e-both", reason: "its ends #1 and #3 are not in the bundle" },
+        ]);
+        const target = await open();
+        await target.import(bundle.bytes);
+        expect(bySeq(await (await target.getSession("work")).milestones()).map((m) => m.slice(0, 3))).toEqual([["b-whole", 4, 5]]);
+        expect((await target.fsck()).ok).toBe(true);
+      });
+
+      it("importing again skips the milestones already there; one of the same name with other ends is IMPORT_CONFLICT, and nothing is written", async () => {
+        const { store, session } = await source();
+        const target = await open();
+        const first = (await store.export({ session: "work", refs: ["#1", "#2", "#3"] })).bytes;
+        expect((await target.import(first)).sessions[0]).toMatchObject({ milestones: 1, milestonesSkipped: 0 });
+        expect((await target.import(first)).sessions).toEqual([{ name: "work", created: false, checkpoints: 0, skipped: 3, milestones: 0, milestonesSkipped: 1 }]);
+        // The target's own "idea" milestone runs elsewhere than the source's.
+        const theirs = await target.getSession("work");
+        await theirs.createMilestone("idea", { from: "#1", to: "#2" });
+        const before = await snapshot(theirs);
+        const whole = (await store.export({ session: "work" })).bytes;
+        const error = await rejectsWith(target.import(whole), "IMPORT_CONFLICT", /session "work" already has a milestone "idea" from #1 to #2; the bundle's runs from #2 to #6/);
+        expect(error.hint).toMatch(/forge milestone delete idea.*--as NAME/);
+        // Neither the checkpoints #4..#6 nor the "parser" milestone's skip went half-way.
+        expect(await snapshot(theirs)).toEqual(before);
+        expect(seqsOf(await theirs.list())).toEqual([1, 2, 3]);
+        // Delete it, as the hint says, and the same bundle goes in.
+        await theirs.deleteMilestone("idea");
+        expect((await target.import(whole)).sessions).toEqual([{ name: "work", created: false, checkpoints: 3, skipped: 3, milestones: 1, milestonesSkipped: 1 }]);
+        expect(shape(await theirs.milestones())).toEqual(shape(await session.milestones()));
+        expect((await target.fsck()).ok).toBe(true);
+      });
+
+      it("a bundle of format version 1, from before milestones, still imports", async () => {
+        const { store, session } = await source();
+        const v2 = (await store.export({ session: "work" })).bytes;
+        const v1 = rewriteManifest(v2, (m) => ({ ...m, version: 1, sessions: m.sessions.map(({ milestones: _m, ...s }) => s) }));
+        const target = await open();
+        const report = await target.import(v1);
+        expect(report.sessions).toEqual([{ name: "work", created: true, checkpoints: 6, skipped: 0, milestones: 0, milestonesSkipped: 0 }]);
+        const imported = await target.getSession("work");
+        expect((await imported.list()).map((c) => c.id)).toEqual((await session.list()).map((c) => c.id));
+        expect(await imported.milestones()).toEqual([]);
+        expect((await target.fsck()).ok).toBe(true);
+      });
+
+      it("a bundle of a format version this Forge does not read is refused, naming the version", async () => {
+        const { store } = await source();
+        const v3 = rewriteManifest((await store.export({ session: "work" })).bytes, (m) => ({ ...m, version: 3 }));
+        const target = await open();
+        const error = await rejectsWith(target.import(v3), "INVALID_BUNDLE", /it is format version 3, and this Forge reads versions 1 and 2/);
+        expect(error.hint).toMatch(/upgrade Forge/);
+        // A version-2 manifest must list every session's milestones.
+        const bare = rewriteManifest((await store.export({ session: "work" })).bytes, (m) => ({ ...m, sessions: m.sessions.map(({ milestones: _m, ...s }) => s) }));
+        await rejectsWith(target.import(bare), "INVALID_BUNDLE", /milestones/);
+        expect(await target.listSessions()).toEqual([]);
+      });
+
+      it("a bundle whose milestone does not run between two of its session's checkpoints is INVALID_BUNDLE naming it, and nothing is written", async () => {
+        const { store, session } = await source();
+        const bytes = (await store.export({ session: "work", refs: ["#1", "#2", "#3"] })).bytes;
+        const [c1, c2] = await session.list();
+        const edit = (change: (m: BundledMilestone) => BundledMilestone[]) =>
+          rewriteManifest(bytes, (m) => ({ ...m, sessions: m.sessions.map((s) => ({ ...s, milestones: s.milestones?.flatMap(change) })) }));
+        const target = await open();
+        await rejectsWith(target.import(edit((m) => [{ ...m, to: session.id }])), "INVALID_BUNDLE", /milestone "parser" of session "work" ends at .*, which is not one of the session's checkpoints in the bundle/);
+        await rejectsWith(target.import(edit((m) => [{ ...m, from: m.to, to: m.from }])), "INVALID_BUNDLE", /milestone "parser" of session "work" does not run from a checkpoint to a later one on its history/);
+        await rejectsWith(target.import(edit((m) => [{ ...m, from: c2?.id ?? "", to: c2?.id ?? "" }])), "INVALID_BUNDLE", /milestone "parser" .* does not run from a checkpoint to a later one/);
+        await rejectsWith(target.import(edit((m) => [m, { ...m, from: c1?.id ?? "" }])), "INVALID_BUNDLE", /session "work" has two milestones named "parser"/);
+        await rejectsWith(target.import(edit((m) => [{ ...m, name: "bad name" }])), "INVALID_BUNDLE", /invalid milestone name "bad name"/);
+        expect(await target.listSessions()).toEqual([]);
       });
     });
 

@@ -363,9 +363,19 @@ export function checkpointCommand(): Command {
         const session = await ctx.session();
         const r = await store.export({ session: session.name, refs });
         writeFileAtomic(opts.output, r.bytes);
-        const out = { output: resolve(opts.output), sessions: r.sessions, checkpoints: r.checkpoints, objects: r.objects, bytes: r.bytes.length };
+        const out = {
+          output: resolve(opts.output),
+          sessions: r.sessions,
+          checkpoints: r.checkpoints,
+          milestones: r.milestones,
+          milestonesLeftOut: r.milestonesLeftOut,
+          objects: r.objects,
+          bytes: r.bytes.length,
+        };
         if (ctx.json) return printJson(out);
-        println(`exported ${r.checkpoints} checkpoint${r.checkpoints === 1 ? "" : "s"} (${r.objects} objects, ${bytes(r.bytes.length)}) to ${opts.output}`);
+        const ms = r.milestones > 0 ? ` and ${r.milestones} milestone${r.milestones === 1 ? "" : "s"}` : "";
+        println(`exported ${r.checkpoints} checkpoint${r.checkpoints === 1 ? "" : "s"}${ms} (${r.objects} objects, ${bytes(r.bytes.length)}) to ${opts.output}`);
+        for (const m of r.milestonesLeftOut) println(c.dim(`left out milestone ${m.name}: ${m.reason}`));
       }),
     );
 
@@ -385,7 +395,13 @@ export function checkpointCommand(): Command {
         const r = await (await ctx.store()).import(data, opts.as !== undefined ? { as: opts.as } : {});
         if (ctx.json) return printJson(r);
         for (const s of r.sessions) {
-          println(`${s.created ? "created" : "updated"} session ${c.cyan(s.name)}: ${s.checkpoints} checkpoint${s.checkpoints === 1 ? "" : "s"} imported${s.skipped ? `, ${s.skipped} already here` : ""}`);
+          const ms =
+            s.milestones + s.milestonesSkipped > 0
+              ? `; ${s.milestones} milestone${s.milestones === 1 ? "" : "s"} imported${s.milestonesSkipped ? `, ${s.milestonesSkipped} already here` : ""}`
+              : "";
+          println(
+            `${s.created ? "created" : "updated"} session ${c.cyan(s.name)}: ${s.checkpoints} checkpoint${s.checkpoints === 1 ? "" : "s"} imported${s.skipped ? `, ${s.skipped} already here` : ""}${ms}`,
+          );
         }
         println(c.dim(`${r.objects} objects, ${bytes(r.newBytes)} new on disk`));
       }),
