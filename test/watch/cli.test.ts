@@ -124,6 +124,62 @@ describe("forge watch --files: snapshots", () => {
     expectWhole(p);
   });
 
+  it("a burst's snapshot lists only the folders its events named, and walks everything when they cannot be trusted (a folder renamed or deleted, an ignore file changed)", async () => {
+    const p = place("watch-limited");
+    put(p.root, "a/x.txt", "x\n");
+    put(p.root, "a/old.log", "log\n");
+    put(p.root, "b/y.txt", "y\n");
+    put(p.root, "c/d/z.txt", "z\n");
+    const w = watch(p, ["--files", "--every", "1h", "--quiet-period", "300ms", "--rescan", "off"]);
+    expect(await w.waitFor(isSnapshot)).toMatchObject({ cause: "startup", walk: "full" });
+    /** The next snapshot after `edit`; `forge files status` then finds the files exactly as snapshotted. */
+    const burst = async (edit: () => void) => {
+      const from = w.lines.length;
+      edit();
+      const s = await w.waitFor((l) => isSnapshot(l) || l.event === "error" || l.event === "skipped", 20_000, from);
+      expect(forgeJson<{ changes: unknown[] }>(p, ["files", "status"]).changes).toEqual([]);
+      return s;
+    };
+
+    // An edit, and a new folder whose files are written before its watch can exist: all found.
+    const s1 = await burst(() => {
+      put(p.root, "a/x.txt", "x, edited\n");
+      put(p.root, "n/m/deep/f.txt", "new\n");
+      put(p.root, "n/g.txt", "new too\n");
+    });
+    expect(s1).toMatchObject({ event: "snapshot", walk: "limited", changes: { created: 2, modified: 1 } });
+    expect(s1["paths"]).toEqual(["a/x.txt", "n/g.txt", "n/m/deep/f.txt"]);
+
+    // A folder renamed: its watch follows it under the old name, so everything is walked.
+    const s2 = await burst(() => renameSync(join(p.root, "c"), join(p.root, "e")));
+    expect(s2).toMatchObject({ event: "snapshot", walk: "full", changes: { renamed: 1 } });
+
+    // An ignore file changed: what is ignored may have changed anywhere below it.
+    const s3 = await burst(() => put(p.root, ".gitignore", "*.log\n"));
+    expect(s3).toMatchObject({ event: "snapshot", walk: "full" });
+    expect(s3["paths"]).toEqual([".gitignore", "a/old.log"]);
+
+    // A folder deleted, then an edit on its own: limited again.
+    const s4 = await burst(() => rmSync(join(p.root, "b"), { recursive: true }));
+    expect(s4).toMatchObject({ event: "snapshot", walk: "full", paths: ["b/y.txt"] });
+    const s5 = await burst(() => put(p.root, "e/d/z.txt", "z, edited\n"));
+    expect(s5).toMatchObject({ event: "snapshot", walk: "limited", paths: ["e/d/z.txt"] });
+
+    // A watched folder replaced by another of the same name: walked whole, and the new one is
+    // followed (its own watch: the old one was on the folder removed).
+    const s6 = await burst(() => {
+      rmSync(join(p.root, "a"), { recursive: true });
+      put(p.root, "a/fresh.txt", "fresh\n");
+    });
+    expect(s6).toMatchObject({ event: "snapshot", walk: "full" });
+    const s7 = await burst(() => put(p.root, "a/fresh.txt", "fresh, edited\n"));
+    expect(s7).toMatchObject({ event: "snapshot", walk: "limited", paths: ["a/fresh.txt"] });
+
+    w.child.kill("SIGTERM");
+    expect((await w.exited).code).toBe(0);
+    expectWhole(p);
+  });
+
   it("changes to what the ignore rules exclude (.gitignore, node_modules, .forge) take no snapshot", async () => {
     const p = place("watch-ignored");
     put(p.root, ".gitignore", "*.log\nbuild/\n");

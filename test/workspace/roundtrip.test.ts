@@ -130,6 +130,61 @@ describe("round trip", () => {
     expect(walkTree(root)).toEqual(original);
   });
 
+  it("removes a folder holding nothing but empty folders to put back the file or symlink the snapshot has at its path", async () => {
+    const { root, ws } = await workspaceBench();
+    put(root, "was-a-file", "I was a file\n");
+    symlinkSync("was-a-file", join(root, "was-a-link"));
+    put(root, "deep-file", "deep\n");
+    const original = walkTree(root);
+    const snap = await ws.snapshot("original");
+
+    // Folders at those paths, holding only an empty folder (or a chain of them, one with an edited file removed first).
+    rmSync(join(root, "was-a-file"));
+    mkdirSync(join(root, "was-a-file/empty"), { recursive: true });
+    rmSync(join(root, "was-a-link"));
+    mkdirSync(join(root, "was-a-link/empty"), { recursive: true });
+    rmSync(join(root, "deep-file"));
+    mkdirSync(join(root, "deep-file/a/b/c"), { recursive: true });
+    mkdirSync(join(root, "deep-file/d"));
+    put(root, "deep-file/a/note.txt", "a file the restore deletes first\n");
+    await ws.snapshot("folders now");
+
+    const r = await ws.restore(snap.snapshot.id);
+    expect(r.skipped).toEqual([]);
+    expect([...r.written].sort()).toEqual(["deep-file", "was-a-file", "was-a-link"]);
+    expect(walkTree(root)).toEqual(original);
+    expect((await ws.status()).changes).toEqual([]);
+  });
+
+  it("still leaves alone a folder in the way that holds ignored content beside empty folders, and says so", async () => {
+    const { root, ws } = await workspaceBench();
+    put(root, ".gitignore", "*.o\n");
+    put(root, "obj", "a placeholder file\n");
+    put(root, "mods", "another placeholder\n");
+    const snap = await ws.snapshot("placeholders");
+
+    rmSync(join(root, "obj"));
+    mkdirSync(join(root, "obj/empty/deeper"), { recursive: true });
+    put(root, "obj/empty/build.o", "ignored build output\n");
+    // An empty ignored folder is ignored content too.
+    rmSync(join(root, "mods"));
+    mkdirSync(join(root, "mods/empty"), { recursive: true });
+    mkdirSync(join(root, "mods/node_modules"));
+    const before = fingerprint(root);
+
+    const r = await ws.restore(snap.snapshot.id);
+    expect([...r.skipped].sort((a, b) => a.path.localeCompare(b.path))).toEqual([
+      { path: "mods", why: "a folder with ignored content is in the way: left alone" },
+      { path: "obj", why: "a folder with ignored content is in the way: left alone" },
+    ]);
+    expect(read(root, "obj/empty/build.o")).toBe("ignored build output\n");
+    expect(lstatSync(join(root, "mods/node_modules")).isDirectory()).toBe(true);
+    expect(read(root, ".gitignore")).toBe("*.o\n");
+    // Left alone whole: not even its empty folders were removed.
+    const after = fingerprint(root);
+    for (const [p, v] of Object.entries(before)) if (p.startsWith("obj") || p.startsWith("mods")) expect(after[p], p).toBe(v);
+  });
+
   it("brings back a deleted folder with the permission bits the snapshot recorded", async () => {
     // Directory nodes store each folder's mode; a restore that recreates the folder should use it.
     const { root, ws } = await workspaceBench();
@@ -159,7 +214,8 @@ describe("round trip", () => {
 
   it("round-trips trees made of random operations (property)", async () => {
     // Random files, folders and symlinks, a random set of changes, a restore: the walk must match.
-    // Changes never put a file where a folder stands (covered by the test above).
+    // Changes may put a folder (holding files, symlinks or only empty folders) where the
+    // snapshot has a file or symlink: the restore removes it to put the file back.
     const name = fc.constantFrom("a", "é b");
     const rel = fc.array(name, { minLength: 1, maxLength: 2 }).map((parts) => parts.join("/"));
     const op = fc.oneof(
@@ -170,13 +226,8 @@ describe("round trip", () => {
       fc.record({ kind: fc.constant("chmod" as const), path: rel, exec: fc.boolean() }),
     );
     type Op = typeof op extends fc.Arbitrary<infer T> ? T : never;
-    /** Applies `o`; with `keepNonDirs`, never makes a folder where one of those paths is (or under it). */
-    const apply = (root: string, o: Op, keepNonDirs?: ReadonlySet<string>) => {
-      if (keepNonDirs) {
-        const parts = o.path.split("/");
-        const folders = o.kind === "mkdir" ? parts.length : parts.length - 1;
-        for (let i = 1; i <= folders; i++) if (keepNonDirs.has(parts.slice(0, i).join("/"))) return;
-      }
+    /** Applies `o` if it makes sense. */
+    const apply = (root: string, o: Op) => {
       const abs = join(root, o.path);
       const parent = o.path.includes("/") ? join(root, o.path.slice(0, o.path.lastIndexOf("/"))) : root;
       const st = existsOrLink(abs);
@@ -214,9 +265,8 @@ describe("round trip", () => {
         try {
           for (const o of before) apply(root, o);
           const original = walkTree(root);
-          const nonDirs = new Set(Object.entries(original).filter(([, e]) => e.type !== "dir").map(([p]) => p));
           const snap = await ws.snapshot("original");
-          for (const o of changes) apply(root, o, nonDirs);
+          for (const o of changes) apply(root, o);
           await ws.restore(snap.snapshot.id);
           expect(walkTree(root)).toEqual(original);
         } finally {

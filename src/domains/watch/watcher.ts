@@ -12,7 +12,7 @@ import type { Store } from "../../timeline/store.js";
 import type { Checkpoint } from "../../timeline/types.js";
 import { IgnoreRules } from "../workspace/ignore-rules.js";
 import { countChanges, type FileChange, type SnapshotResult, type Strategy, type Workspace } from "../workspace/workspace.js";
-import { TreeWatcher } from "./tree-watcher.js";
+import { inotifyQueueLimit, TreeWatcher } from "./tree-watcher.js";
 import { WatchLocks } from "./watch-lock.js";
 
 /**
@@ -77,6 +77,12 @@ export type WatchEvent =
       readonly unknown: readonly string[];
       /** File events in the burst. */
       readonly events: number;
+      /**
+       * "limited": only the folders holding the paths the file events named were listed
+       * again; "full": the whole tree was walked (at start, at a rescan, or when the events
+       * could not be trusted to name every change).
+       */
+      readonly walk: "full" | "limited";
       readonly ms: number;
     }
   | {
@@ -109,6 +115,8 @@ export interface WatchSummary {
 
 type Job = "snapshot" | "tick" | "rescan";
 const CONFLICT_ATTEMPTS = 4;
+/** More paths than this changed since the last snapshot: walk everything (and hold no longer list). */
+const MAX_CHANGED_PATHS = 5000;
 /** How far back HEAD's ancestry is searched for the files a session last carried. */
 const FILES_LOOKBACK = 50;
 
@@ -137,6 +145,18 @@ export class Watcher {
   #quietTimer: NodeJS.Timeout | undefined;
   /** The burst of file events not yet snapshotted: when it began and how many events. */
   #burst: { start: number; events: number } | null = null;
+  /**
+   * The paths the file events named since the last snapshot job began: the next snapshot
+   * lists only their folders. null when they cannot be trusted to name every change (a
+   * watched folder gone or replaced, an ignore file changed, a watch failed, too many).
+   */
+  #changed: Set<string> | null = new Set();
+  /** The tree watcher's event and failure counts when the last snapshot job began, and that window's event count. */
+  #eventsAt = 0;
+  #eventsBefore = 0;
+  #failuresAt = 0;
+  /** Events in one window from which an inotify queue overflow (which Node cannot see) is possible. */
+  readonly #eventLimit = Math.floor(inotifyQueueLimit() / 2);
 
   #snapshots = 0;
   #checkpoints = 0;
@@ -193,7 +213,13 @@ export class Watcher {
       this.#tree = new TreeWatcher({
         root: ws.root,
         ignore: ws.ignorePatterns,
-        onChange: () => this.#fileEvent(),
+        onChange: (path, sure) => {
+          if (this.#changed !== null) {
+            if (sure && this.#changed.size < MAX_CHANGED_PATHS) this.#changed.add(path);
+            else this.#changed = null;
+          }
+          this.#fileEvent();
+        },
         onError: (e, dir) =>
           this.#error(
             "watch",
@@ -301,15 +327,47 @@ export class Watcher {
 
   // ------------------------------------------------------------------ the work
 
+  /**
+   * The paths changed since the last snapshot job began, if they can be trusted to name
+   * every change; undefined otherwise (walk everything). Starts the next window.
+   *
+   * Not trusted when: a path was reported unsure or there were too many (`#changed` null);
+   * a watch failed or a folder has none; or so many events came in this window or the one
+   * before that the kernel's queue may have overflowed — libuv drops the overflow event, so
+   * an overflow cannot be seen, only the flood that causes it (all the events queued at the
+   * moment of an overflow are delivered in one read, within one window).
+   */
+  #takeChanged(): Set<string> | undefined {
+    const tree = this.#tree;
+    const changed = this.#changed;
+    this.#changed = new Set();
+    if (!tree) return undefined;
+    const inWindow = tree.events - this.#eventsAt;
+    const flood = inWindow >= this.#eventLimit || this.#eventsBefore >= this.#eventLimit;
+    this.#eventsAt = tree.events;
+    this.#eventsBefore = inWindow;
+    const blind = tree.failures !== this.#failuresAt || !tree.complete;
+    this.#failuresAt = tree.failures;
+    return changed === null || flood || blind ? undefined : changed;
+  }
+
   async #snapshot(cause: SnapshotCause, events: number): Promise<void> {
     const ws = this.#workspace;
     if (!ws) return;
     const started = performance.now();
+    // Taken before the walk: events from here on are the next window's. A startup or rescan
+    // walks everything, which covers whatever the window held.
+    const taken = this.#takeChanged();
+    const changed = cause === "changes" ? taken : undefined;
     let r: SnapshotResult | null;
     try {
       const message = cause === "startup" ? "watch: changes since the last snapshot" : cause === "rescan" ? "watch: changes found by a full rescan" : "watch: file changes";
-      r = await ws.snapshotIfChanged(message, { strategy: this.#strategy, tags: ["watch"] });
+      r = await ws.snapshotIfChanged(message, { strategy: this.#strategy, tags: ["watch"], ...(changed && { changed }) });
     } catch (e) {
+      // The walk may not have happened: the paths taken go back into the next window (all of
+      // them, or the doubt).
+      if (changed === undefined) this.#changed = null;
+      else if (this.#changed !== null) for (const p of changed) this.#changed.add(p);
       if (e instanceof ForgeError && e.code === "UNKNOWN_CHANGES") {
         // Strict: said once per set of unknown changes, not at every rescan.
         const key = JSON.stringify(e.data["unknown"] ?? e.message);
@@ -334,14 +392,16 @@ export class Watcher {
       paths: r.changes.slice(0, 20).map((c) => c.path),
       unknown: r.unknown,
       events,
+      walk: r.walk,
       ms: Math.round(performance.now() - started),
     });
   }
 
   async #rescan(): Promise<void> {
     this.#locks.touch();
-    // New folders get their watches; a vanished one loses its.
-    this.#tree?.sync();
+    // New folders get their watches; a vanished one loses its. A folder that had none was not
+    // followed: whatever changed in it is walked for, by this rescan or the pending burst's.
+    if ((this.#tree?.sync().length ?? 0) > 0) this.#changed = null;
     // A burst in progress gets its own snapshot when it goes quiet: one per burst.
     if (this.#burst === null) await this.#snapshot("rescan", 0);
   }

@@ -23,38 +23,49 @@ const TYPES = "flxu";
 const NO_HASH = "0".repeat(64);
 
 export function writeTreeCache(path: string, root: Hash, tree: Tree): void {
-  const dirs = [...tree.dirs];
-  const files = [...tree.files];
-  const strings: string[] = [];
-  for (const [p] of dirs) strings.push(p);
-  for (const [p] of files) strings.push(p);
-  for (const [, f] of files) if (f.type === "l") strings.push(f.target ?? "");
-  const text = Buffer.from(`${strings.join("\0")}\0`, "utf8");
-  const nums = new Float64Array(dirs.length + 2 * files.length);
-  dirs.forEach(([, d], i) => (nums[i] = d.mode));
-  files.forEach(([, f], i) => {
-    nums[dirs.length + 2 * i] = f.mode;
-    nums[dirs.length + 2 * i + 1] = f.size;
-  });
+  // One pass over each map (the snapshot of a 10k-file tree writes this every time).
+  const nDirs = tree.dirs.size;
+  const nFiles = tree.files.size;
+  const nums = new Float64Array(nDirs + 2 * nFiles);
+  const paths = new Array<string>(nDirs + nFiles);
+  const hashes = new Array<string>(nDirs + nFiles);
+  const types = Buffer.alloc(nFiles);
+  const targets: string[] = [];
+  let i = 0;
+  for (const [p, d] of tree.dirs) {
+    if (d.hash === undefined || d.hash.length !== 64) throw new Error(`tree cache: directory ${p} has no hash`);
+    nums[i] = d.mode;
+    paths[i] = p;
+    hashes[i] = d.hash;
+    i++;
+  }
+  let j = 0;
+  for (const [p, f] of tree.files) {
+    if (f.hash !== "" && f.hash.length !== 64) throw new Error(`tree cache: file ${p} has a malformed hash`);
+    nums[nDirs + 2 * j] = f.mode;
+    nums[nDirs + 2 * j + 1] = f.size;
+    paths[nDirs + j] = p;
+    hashes[nDirs + j] = f.hash === "" ? NO_HASH : f.hash;
+    types[j] = f.type.charCodeAt(0);
+    if (f.type === "l") targets.push(f.target ?? "");
+    j++;
+  }
+  const text = Buffer.from(`${paths.join("\0")}\0${targets.length > 0 ? `${targets.join("\0")}\0` : ""}`, "utf8");
   const numsAt = HEADER + 32;
   const hashAt = numsAt + nums.byteLength;
-  const typeAt = hashAt + 32 * (dirs.length + files.length);
-  const textAt = typeAt + files.length;
-  const buf = Buffer.alloc(textAt + text.length);
+  const typeAt = hashAt + 32 * (nDirs + nFiles);
+  const textAt = typeAt + nFiles;
+  const buf = Buffer.allocUnsafe(textAt + text.length);
+  buf.fill(0, 0, HEADER);
   buf.writeUInt32LE(MAGIC, 0);
-  buf.writeUInt32LE(dirs.length, 4);
-  buf.writeUInt32LE(files.length, 8);
+  buf.writeUInt32LE(nDirs, 4);
+  buf.writeUInt32LE(nFiles, 8);
   buf.writeUInt32LE(text.length, 12);
   buf.write(root, HEADER, 32, "hex");
   Buffer.from(nums.buffer).copy(buf, numsAt);
-  dirs.forEach(([p, d], i) => {
-    if (d.hash === undefined) throw new Error(`tree cache: directory ${p} has no hash`);
-    buf.write(d.hash, hashAt + 32 * i, 32, "hex");
-  });
-  files.forEach(([, f], i) => {
-    if (f.hash !== "") buf.write(f.hash, hashAt + 32 * (dirs.length + i), 32, "hex");
-    buf[typeAt + i] = f.type.charCodeAt(0);
-  });
+  // All hashes in one hex decode (each is 64 hex digits): far faster than one write each.
+  if (buf.write(hashes.join(""), hashAt, 32 * hashes.length, "hex") !== 32 * hashes.length) throw new Error("tree cache: a hash is not hex");
+  types.copy(buf, typeAt);
   text.copy(buf, textAt);
   Buffer.from(sha256(buf.subarray(HEADER)), "hex").copy(buf, 16);
   mkdirSync(dirname(path), { recursive: true });

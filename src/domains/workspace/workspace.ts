@@ -6,7 +6,7 @@
 // the timeline apply to them as to anything else. The last snapshot is the known state;
 // the edit journal (.forge/edits.json) lists what the agent changed since.
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, rmdirSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, rmdirSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, normalize, resolve, sep } from "node:path";
 import { FORGE_DIR } from "../../core/config.js";
 import { ForgeError, InvalidArgumentError } from "../../core/errors.js";
@@ -17,7 +17,7 @@ import type { ObjectStore } from "../../objects/object-store.js";
 import type { Session } from "../../timeline/session.js";
 import type { Store } from "../../timeline/store.js";
 import type { Checkpoint } from "../../timeline/types.js";
-import { buildTree, hashPending, readFileObject, readTree, scanTree, type FileInfo, type Tree } from "./file-tree.js";
+import { buildTree, hashPending, readFileObject, readTree, scanTree, scanTreeFrom, walkOrder, type FileInfo, type PriorWalk, type Tree } from "./file-tree.js";
 import { IgnoreRules, ignoredOnDisk } from "./ignore-rules.js";
 import { StatCache } from "./stat-cache.js";
 import { readTreeCache, writeTreeCache } from "./tree-cache.js";
@@ -71,6 +71,8 @@ export interface SnapshotResult {
   /** Stored bytes this snapshot added: file contents, directories and its summary. */
   readonly newBytes: number;
   readonly incomplete: boolean;
+  /** "limited": only the folders holding the paths `changed` named were listed, the rest taken from the last walk. */
+  readonly walk: "full" | "limited";
 }
 
 export interface RestoreReport {
@@ -103,6 +105,8 @@ interface Scanned {
   readonly tree: Tree;
   readonly unreadable: Map<string, string>;
   readonly newBytes: number;
+  /** Only the folders holding the paths said to have changed were listed. */
+  readonly limited: boolean;
 }
 const EDITING = "*";
 
@@ -113,6 +117,17 @@ export class Workspace {
   readonly #maxFileBytes: number;
   readonly #extraIgnores: readonly string[];
   readonly #retention: { keepLast: number; keepDays: number } | false;
+  /**
+   * This object's last walk of the files, the base of a walk limited to the paths said to
+   * have changed since (`snapshotIfChanged`'s `changed`). Unset while a restore writes.
+   */
+  #lastWalk: PriorWalk | null = null;
+  /** Walks begun, and which of them `#lastWalk` is (a walk that began earlier never replaces a later one's). */
+  #walks = 0;
+  #lastWalkNo = 0;
+  /** The tree this object last committed (the tree cache holds it too): the base while HEAD is still that root. */
+  #lastCommit: { root: Hash; tree: Tree } | null = null;
+  #statCache: { cache: StatCache; stamp: string } | null = null;
 
   private constructor(store: Store, session: Session, root: string, options: WorkspaceOptions) {
     this.#store = store;
@@ -139,8 +154,24 @@ export class Workspace {
     return join(this.root, FORGE_DIR);
   }
 
+  /**
+   * The stat cache. The copy this object last loaded or saved is used again while the file
+   * is as it left it (same inode, size and times): ~10k entries not decoded for every
+   * snapshot of a watcher. A copy gone stale (another process saved meanwhile) could only
+   * cost re-reading files: every entry is checked against the file's stat.
+   */
   #cache(): StatCache {
-    return StatCache.load(join(this.#forgeDir, "stat-cache.bin"));
+    const path = join(this.#forgeDir, "stat-cache.bin");
+    const stamp = fileStamp(path);
+    if (this.#statCache !== null && this.#statCache.stamp === stamp) return this.#statCache.cache;
+    const cache = StatCache.load(path);
+    this.#statCache = { cache, stamp };
+    return cache;
+  }
+
+  #saveCache(cache: StatCache): void {
+    cache.save();
+    if (this.#statCache?.cache === cache) this.#statCache = { cache, stamp: fileStamp(join(this.#forgeDir, "stat-cache.bin")) };
   }
 
   get #treeCachePath(): string {
@@ -155,15 +186,27 @@ export class Workspace {
 
   /**
    * The current tree, hashed (the objects of files read anew written to the store when
-   * `store` is true; `#ensureStored` vouches for the others).
+   * `store` is true; `#ensureStored` vouches for the others). With `changed` (every path
+   * that may have changed since this object's last walk), only the folders holding those
+   * paths are listed again and the rest is taken from that walk — when there is one and the
+   * hint can be used; otherwise everything is walked.
    */
-  async #scan(store: boolean, onProgress?: ProgressListener): Promise<Scanned> {
+  async #scan(store: boolean, onProgress?: ProgressListener, changed?: Iterable<string>): Promise<Scanned> {
+    const walkNo = ++this.#walks;
     const cache = this.#cache();
-    const scan = scanTree({ root: this.root, ignore: new IgnoreRules(this.root, this.#extraIgnores), cache, maxFileBytes: this.#maxFileBytes });
+    const options = () => ({ root: this.root, ignore: new IgnoreRules(this.root, this.#extraIgnores), cache, maxFileBytes: this.#maxFileBytes });
+    const prior = changed === undefined ? null : this.#lastWalk;
+    const hinted = prior === null || changed === undefined ? undefined : scanTreeFrom(options(), prior, changed);
+    const scan = hinted ?? scanTree(options());
     const { newBytes } = await hashPending(scan, this.root, cache, store ? this.#objects : undefined, onProgress && ((done, total) => onProgress({ phase: "hashing files", done, total })));
-    cache.retain(scan.tree.files);
-    cache.save();
-    return { tree: scan.tree, unreadable: scan.unreadable, newBytes };
+    // A limited walk saw only part of the tree: entries of files deleted elsewhere wait for the next full one.
+    if (!hinted) cache.retain(scan.tree.files);
+    this.#saveCache(cache);
+    if (walkNo > this.#lastWalkNo) {
+      this.#lastWalk = { tree: scan.tree, unreadable: scan.unreadable };
+      this.#lastWalkNo = walkNo;
+    }
+    return { tree: scan.tree, unreadable: scan.unreadable, newBytes, limited: hinted !== undefined };
   }
 
   get #objects(): ObjectStore {
@@ -200,6 +243,8 @@ export class Workspace {
   async #base(): Promise<{ checkpoint: Checkpoint; tree: Tree; cached: boolean } | null> {
     const head = (await this.session.head()).checkpoint;
     if (!head || head.filesRoot === null) return null;
+    // Still the tree this object committed last (never changed since: trees are not mutated once committed).
+    if (this.#lastCommit?.root === head.filesRoot) return { checkpoint: head, tree: this.#lastCommit.tree, cached: true };
     return { checkpoint: head, ...(await this.#readTree(head.filesRoot)) };
   }
 
@@ -212,8 +257,8 @@ export class Workspace {
       base: base?.checkpoint ?? null,
       changes,
       unknown: this.#unknown(changes, tree),
-      tooLarge: [...tree.files].filter(([, f]) => f.type === "x").map(([p]) => p),
-      unreadable: [...unreadable].map(([path, why]) => ({ path, why })),
+      tooLarge: tooLarge(tree),
+      unreadable: unreadableList(unreadable),
     };
   }
 
@@ -249,15 +294,24 @@ export class Workspace {
    * `snapshot`, except that when the files are exactly as in the last snapshot (the same
    * tree) nothing is recorded and the result is null: a watcher's snapshot, never an empty
    * duplicate.
+   *
+   * `changed`, a hint: every path (relative to the root, "/"-separated; files or folders)
+   * that may have changed on disk since this object last walked the files (its last
+   * snapshot, status, diff or restore began). Only the folders holding those paths are
+   * listed and stat'ed again, a folder named is walked whole, and everything else is taken
+   * from that last walk — the same tree a full walk gives, if the hint is complete. A caller
+   * that cannot be sure of that (a watcher whose events may have been lost) must leave it
+   * out. It is not used, and everything is walked, before this object's first walk, and
+   * when it names an ignore file, the root, or something that contradicts the last walk.
    */
-  async snapshotIfChanged(message = "", options: { strategy?: Strategy; tags?: readonly string[]; onProgress?: ProgressListener } = {}): Promise<SnapshotResult | null> {
+  async snapshotIfChanged(message = "", options: { strategy?: Strategy; tags?: readonly string[]; onProgress?: ProgressListener; changed?: Iterable<string> } = {}): Promise<SnapshotResult | null> {
     return this.#snapshotLoop(message, options, true);
   }
 
   /** `scanned`: a walk just made (by a restore, for its safety snapshot), used by the first attempt instead of walking again. */
   async #snapshotLoop(
     message: string,
-    options: { strategy?: Strategy; tags?: readonly string[]; onProgress?: ProgressListener; safety?: boolean; trusted?: boolean },
+    options: { strategy?: Strategy; tags?: readonly string[]; onProgress?: ProgressListener; safety?: boolean; trusted?: boolean; changed?: Iterable<string> },
     ifChanged: boolean,
     scanned?: Scanned,
   ): Promise<SnapshotResult | null> {
@@ -276,7 +330,7 @@ export class Workspace {
   async #snapshotOnce(
     message: string,
     strategy: Strategy,
-    options: { tags?: readonly string[]; onProgress?: ProgressListener; safety?: boolean; trusted?: boolean },
+    options: { tags?: readonly string[]; onProgress?: ProgressListener; safety?: boolean; trusted?: boolean; changed?: Iterable<string> },
     ifChanged: boolean,
     scanned?: Scanned,
   ): Promise<SnapshotResult | null> {
@@ -284,9 +338,12 @@ export class Workspace {
     const base = await this.#base();
     // A walk made before the epoch was read is as good as one made now: every hash in it is
     // checked to be stored (or its file stored) below, after the read.
-    const { tree, unreadable, newBytes: read } = scanned ?? (await this.#scan(true, options.onProgress));
-    if (ifChanged && base !== null && buildTree(tree, base.tree).root === base.checkpoint.filesRoot) return null;
+    const { tree, unreadable, newBytes: read, limited } = scanned ?? (await this.#scan(true, options.onProgress, options.changed));
+    // First, as it may read a file again (and so change its entry): asks nothing when nothing changed.
     const newBytes = read + (await this.#ensureStored(tree, base?.tree ?? null));
+    // The directory objects, against the last snapshot's (reused where nothing changed).
+    const built = buildTree(tree, base?.tree ?? null);
+    if (ifChanged && base !== null && built.root === base.checkpoint.filesRoot) return null;
     const changes = compareTrees(base?.tree ?? emptyTree(), tree);
     // A safety snapshot takes things as they are; a restore's own snapshot records the agent's doing.
     const unknown = base === null || options.safety || options.trusted ? [] : this.#unknown(changes, tree);
@@ -303,6 +360,7 @@ export class Workspace {
       external = await this.#commit(outside, new Map(), "external changes (made outside the agent)", ["external"], { external: true, unknown, epoch, base });
     }
     const snapshot = await this.#commit(tree, unreadable, message, options.tags ?? [], {
+      built,
       unknown: strategy === "warn" ? unknown : [],
       safety: options.safety === true,
       epoch,
@@ -313,7 +371,15 @@ export class Workspace {
     this.#clearJournal();
     await this.#applyRetention();
     const added = snapshot.metadata["fileBytesAdded"];
-    return { snapshot, external, unknown, changes, newBytes: (typeof added === "number" ? added : newBytes) + snapshot.sizes.newBytes, incomplete: unreadable.size > 0 };
+    return {
+      snapshot,
+      external,
+      unknown,
+      changes,
+      newBytes: (typeof added === "number" ? added : newBytes) + snapshot.sizes.newBytes,
+      incomplete: unreadable.size > 0,
+      walk: limited ? "limited" : "full",
+    };
   }
 
   async #commit(
@@ -330,9 +396,11 @@ export class Workspace {
       changes?: readonly FileChange[];
       /** The last snapshot: its directories are reused where nothing in them changed (its objects are stored: it is live). */
       base: { checkpoint: Checkpoint; tree: Tree; cached: boolean } | null;
+      /** `buildTree(tree, base.tree)`, when already made. */
+      built?: { root: Hash; objects: Map<Hash, Buffer> };
     },
   ): Promise<Checkpoint> {
-    const { root, objects } = buildTree(tree, extra.base?.tree ?? null);
+    const { root, objects } = extra.built ?? buildTree(tree, extra.base?.tree ?? null);
     const dirs = await this.#objects.putRaw(objects);
     const files = [...tree.files.values()];
     const state: SnapshotState = {
@@ -340,8 +408,8 @@ export class Workspace {
       root: this.root,
       files: files.length,
       bytes: files.reduce((n, f) => n + f.size, 0),
-      tooLarge: [...tree.files].filter(([, f]) => f.type === "x").map(([p]) => p),
-      unreadable: [...unreadable].map(([path, why]) => ({ path, why })),
+      tooLarge: tooLarge(tree),
+      unreadable: unreadableList(unreadable),
       unknown: extra.unknown ?? [],
       external: extra.external === true,
       safety: extra.safety === true,
@@ -362,6 +430,7 @@ export class Workspace {
     // The next status and snapshot compare against this tree: keep it beside the store
     // (unless the copy there is of this very tree already).
     if (!(extra.base?.cached && extra.base.checkpoint.filesRoot === root)) writeTreeCache(this.#treeCachePath, root, tree);
+    this.#lastCommit = { root, tree };
     return checkpoint;
   }
 
@@ -463,6 +532,9 @@ export class Workspace {
     if (options.dryRun) return { safety: null, restored: null, written: writes.map(([p]) => p), deleted: deletes, skipped, dryRun: true };
     // The walk above is the safety snapshot's: the files have not been touched since.
     const safety = ((await this.#snapshotLoop(`before restoring ${target.checkpoint.id.slice(0, 10)}`, { safety: true }, false, scanned)) as SnapshotResult).snapshot;
+    // The files change under this object now: no walk limited to a hint until it has walked them all again.
+    this.#lastWalk = null;
+    this.#lastWalkNo = ++this.#walks;
     for (const path of deletes) this.#remove(path);
     // Judged after the deletions, which may have removed an ignore file.
     const ignoredAfter = ignoredOnDisk(this.root, this.#extraIgnores);
@@ -471,12 +543,18 @@ export class Workspace {
     for (const dir of dirs) if (!current.dirs.has(dir)) this.#ensureDir(dir);
     const written: string[] = [];
     for (const [path, f] of writes) {
-      const why = await this.#write(path, f);
+      const why = await this.#write(path, f, current.dirs);
       if (why === null) written.push(path);
       else skipped.push({ path, why });
     }
-    // Directories the target does not have, left empty by the deletions, go too.
-    for (const dir of [...current.dirs.keys()].filter((d) => d !== "" && filter(d) && !target.tree.dirs.has(d) && !target.tree.files.has(d)).sort((a, b) => b.length - a.length)) {
+    // Directories the target does not have, left empty by the deletions, go too — except
+    // those under a path where the target has a file or symlink: that folder was either
+    // removed whole above, or is left alone (and a symlink now there must not be followed).
+    const underTargetFile = (d: string) => {
+      for (let i = d.indexOf("/"); i >= 0; i = d.indexOf("/", i + 1)) if (target.tree.files.has(d.slice(0, i))) return true;
+      return false;
+    };
+    for (const dir of [...current.dirs.keys()].filter((d) => d !== "" && filter(d) && !target.tree.dirs.has(d) && !target.tree.files.has(d) && !underTargetFile(d)).sort((a, b) => b.length - a.length)) {
       try {
         rmdirSync(join(this.root, dir));
       } catch (e) {
@@ -547,8 +625,11 @@ export class Workspace {
     }
   }
 
-  /** Writes one file or symlink; returns why it was left alone, or null when written. */
-  async #write(path: string, f: FileInfo): Promise<string | null> {
+  /**
+   * Writes one file or symlink; returns why it was left alone, or null when written.
+   * `walked`: the folders the restore's walk found (none of them ignored).
+   */
+  async #write(path: string, f: FileInfo, walked: ReadonlyMap<string, unknown>): Promise<string | null> {
     const abs = this.#safePath(path);
     mkdirSync(dirname(abs), { recursive: true });
     let existing;
@@ -557,15 +638,10 @@ export class Workspace {
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
     }
-    if (existing?.isDirectory()) {
-      // A folder where the snapshot has a file: remove it only if nothing (ignored or not) is left in it.
-      try {
-        rmdirSync(abs);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === "ENOTEMPTY" || (e as NodeJS.ErrnoException).code === "EEXIST") return "a folder with ignored content is in the way: left alone";
-        throw e;
-      }
-    }
+    // A folder where the snapshot has a file: removed only if nothing but empty folders the
+    // walk saw is left in it (the deletions above took its files); anything else in it is
+    // ignored (or new since the walk) and is not ours to remove.
+    if (existing?.isDirectory() && !this.#removeEmptyFolders(path, walked)) return "a folder with ignored content is in the way: left alone";
     if (f.type === "l") {
       if (existing && !existing.isDirectory()) unlinkSync(abs);
       symlinkSync(f.target ?? "", abs);
@@ -579,6 +655,48 @@ export class Workspace {
     chmodSync(tmp, mode);
     renameSync(tmp, abs);
     return null;
+  }
+
+  /**
+   * Removes folder `path` if it holds nothing but folders, at any depth, each of them one
+   * the walk saw (so none ignored); returns whether it is gone. Checked whole before
+   * anything is removed, so a folder that must stay is left exactly as it is; a symlink or
+   * any other entry in it makes it stay. Removal is by rmdir only, which never removes content.
+   */
+  #removeEmptyFolders(path: string, walked: ReadonlyMap<string, unknown>): boolean {
+    const order: string[] = [];
+    const check = (dir: string): boolean => {
+      if (!walked.has(dir)) return false; // ignored, or made since the walk
+      let names: string[];
+      try {
+        names = readdirSync(join(this.root, dir));
+      } catch {
+        return false;
+      }
+      for (const name of names) {
+        let st;
+        try {
+          st = lstatSync(join(this.root, dir, name), { throwIfNoEntry: false });
+        } catch {
+          return false;
+        }
+        if (st !== undefined && (!st.isDirectory() || !check(`${dir}/${name}`))) return false;
+      }
+      order.push(dir); // after everything under it: removed deepest first
+      return true;
+    };
+    if (!check(path)) return false;
+    for (const dir of order) {
+      try {
+        rmdirSync(this.#safePath(dir));
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === "ENOENT") continue;
+        if (code === "ENOTEMPTY" || code === "EEXIST") return false; // something appeared meanwhile
+        throw e;
+      }
+    }
+    return true;
   }
 
   /** Snapshots, newest first, with what each added to the store. */
@@ -622,7 +740,7 @@ export class Workspace {
       const f = scan.tree.files.get(rel);
       if (f) keys.set(rel, fileKey(f));
     }
-    cache.save();
+    this.#saveCache(cache);
     await this.#journal((j) => {
       for (const [p, k] of keys) j[p] = k;
     });
@@ -666,6 +784,23 @@ export class Workspace {
   #clearJournal(): void {
     rmSync(join(this.#forgeDir, "edits.json"), { force: true });
   }
+}
+
+/** What tells a file's versions apart: its inode, size and times ("" if it is missing). */
+function fileStamp(path: string): string {
+  const st = statSync(path, { throwIfNoEntry: false });
+  return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : "";
+}
+
+/** Files over the size limit, in walk order. */
+function tooLarge(tree: Tree): string[] {
+  const out: string[] = [];
+  for (const [p, f] of tree.files) if (f.type === "x") out.push(p);
+  return out.sort(walkOrder);
+}
+
+function unreadableList(unreadable: ReadonlyMap<string, string>): { path: string; why: string }[] {
+  return [...unreadable.keys()].sort(walkOrder).map((path) => ({ path, why: unreadable.get(path) as string }));
 }
 
 function emptyTree(): Tree {
