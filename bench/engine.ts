@@ -11,10 +11,9 @@
 //             bytes stored and checkpoint latency.
 //
 // `--quick` runs smaller counts (for trying the harness, not for numbers).
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { openStore, type Session, type Store } from "../src/index.js";
 import { Floor, NaiveStore, sqliteFootprint, type Footprint } from "./lib/naive.js";
 import {
@@ -30,6 +29,7 @@ import {
   type Summary,
 } from "./lib/stats.js";
 import { LogWorkload, ReasoningWorkload, Rng, applyImmutable, applyInPlace, type LogState, type ReasoningState } from "./lib/workloads.js";
+import { publish, runMain } from "./lib/report.js";
 
 const QUICK = process.argv.includes("--quick");
 const CONFIG = {
@@ -487,20 +487,7 @@ async function main(): Promise<void> {
     ...notes.map((n) => `- ${n}`),
     "",
   ].join("\n");
-  process.stdout.write(out);
-  if (QUICK) {
-    log("quick mode: bench/results/engine.md left as it was");
-    return;
-  }
-  const here = dirname(fileURLToPath(import.meta.url));
-  // build/bench/engine.js → bench/results/engine.md in the source tree.
-  const resultsDir = join(here, "..", "..", "bench", "results");
-  mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(join(resultsDir, "engine.md"), out);
-  log(`wrote ${join(resultsDir, "engine.md")}`);
+  publish("engine", out, { quick: QUICK, log });
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exitCode = 1;
-});
+runMain(main);

@@ -20,10 +20,9 @@ import type { RunnableConfig } from "@langchain/core/runnables";
 import { JsonPlusSerializer, uuid6, type BaseCheckpointSaver, type Checkpoint, type CheckpointMetadata } from "@langchain/langgraph-checkpoint";
 import { SqliteSaver } from "@langchain/langgraph-checkpoint-sqlite";
 import { isDeepStrictEqual } from "node:util";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { CHANNEL_PREFIX, ENTRY_FORMAT, buildEntry, type ChannelVersion } from "../src/integrations/langgraph/entry.js";
 import { ForgeSaver, type ForgeSaverOptions } from "../src/integrations/langgraph/index.js";
 import { ValueCodec, type StoredValue } from "../src/integrations/langgraph/value-codec.js";
@@ -31,6 +30,7 @@ import { encodeTree, type TreeMemo } from "../src/objects/value-encoder.js";
 import { sqliteFootprint } from "./lib/naive.js";
 import { collectGarbage, formatBytes, formatMs, formatRatio, msSince, summarize, type Summary } from "./lib/stats.js";
 import { Rng, TextGen } from "./lib/workloads.js";
+import { publish, runMain } from "./lib/report.js";
 
 const QUICK = process.argv.includes("--quick");
 const TURNS = QUICK ? 100 : 500;
@@ -432,20 +432,7 @@ async function main(): Promise<void> {
     ...notes.map((n) => `- ${n}`),
     "",
   ].join("\n");
-  process.stdout.write(out);
-  if (QUICK) {
-    log("quick mode: bench/results/langgraph.md left as it was");
-    return;
-  }
-  const here = dirname(fileURLToPath(import.meta.url));
-  // build/bench/langgraph.js → bench/results/langgraph.md in the source tree.
-  const resultsDir = join(here, "..", "..", "bench", "results");
-  mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(join(resultsDir, "langgraph.md"), out);
-  log(`wrote ${join(resultsDir, "langgraph.md")}`);
+  publish("langgraph", out, { quick: QUICK, log });
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exitCode = 1;
-});
+runMain(main);

@@ -8,16 +8,16 @@
 //
 // `--quick` runs smaller counts (for trying the harness, not for numbers) and leaves
 // bench/results/reasoning.md alone.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { openStore, type Checkpoint, type Store } from "../src/index.js";
 import { ReasoningSession, toReasoningState, type ReasoningOptions } from "../src/domains/reasoning/reasoning-session.js";
 import { NaiveStore, sqliteFootprint } from "./lib/naive.js";
 import { CHANGE_KINDS, ISSUE_SIZES, ReasoningBuilder, type ChangeKind } from "./lib/reasoning-workload.js";
 import { collectGarbage, formatBytes, formatMs, formatPercent, formatRatio, msSince, summarize, timeAsync, timeSync, type Summary } from "./lib/stats.js";
 import { Rng } from "./lib/workloads.js";
+import { publish, runMain } from "./lib/report.js";
 
 const QUICK = process.argv.includes("--quick");
 const CONFIG = {
@@ -462,20 +462,7 @@ async function main(): Promise<void> {
     ...notes.map((n) => `- ${n}`),
     "",
   ].join("\n");
-  process.stdout.write(out);
-  if (QUICK) {
-    log("quick mode: bench/results/reasoning.md left as it was");
-    return;
-  }
-  const here = dirname(fileURLToPath(import.meta.url));
-  // build/bench/reasoning.js → bench/results/reasoning.md in the source tree.
-  const resultsDir = join(here, "..", "..", "bench", "results");
-  mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(join(resultsDir, "reasoning.md"), out);
-  log(`wrote ${join(resultsDir, "reasoning.md")}`);
+  publish("reasoning", out, { quick: QUICK, log });
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exitCode = 1;
-});
+runMain(main);

@@ -18,7 +18,7 @@
 // `--quick` runs a smaller generated tree and fewer rounds (for trying the harness, not for
 // numbers) and leaves bench/results/workspace.md alone.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -28,6 +28,7 @@ import { sqliteFootprint } from "./lib/naive.js";
 import { collectGarbage, formatBytes, formatMs, formatRatio, msSince, summarize, type Summary } from "./lib/stats.js";
 import { applyEdits, cleanEnv, generateTree, type GeneratedTree, listFiles, planEdits, runTimed, ShadowGit, usage, type Edit } from "./lib/workspace-fixtures.js";
 import { Rng } from "./lib/workloads.js";
+import { publish, runMain } from "./lib/report.js";
 
 const QUICK = process.argv.includes("--quick");
 const CONFIG = {
@@ -493,18 +494,7 @@ async function main(): Promise<void> {
     ...notes.map((n) => `- ${n}`),
     "",
   ].join("\n");
-  process.stdout.write(out);
-  if (QUICK) {
-    log("quick mode: bench/results/workspace.md left as it was");
-    return;
-  }
-  const resultsDir = join(REPO, "bench", "results");
-  mkdirSync(resultsDir, { recursive: true });
-  writeFileSync(join(resultsDir, "workspace.md"), out);
-  log(`wrote ${join(resultsDir, "workspace.md")}`);
+  publish("workspace", out, { quick: QUICK, log });
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exitCode = 1;
-});
+runMain(main);
