@@ -79,7 +79,9 @@ describe("the value codec", () => {
 
   it("matches the serializer on arbitrary values", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.anything({ withDate: true, withMap: true, withSet: true, withNullPrototype: true, withSparseArray: true, withBoxedValues: true }), async (v) => {
+      // Without "__proto__" keys: there the codec deliberately differs (a key stays a key;
+      // the serializer's reviver makes it the prototype), which the test above pins down.
+      fc.asyncProperty(fc.anything({ key: fc.string().filter((k) => k !== "__proto__"), withDate: true, withMap: true, withSet: true, withNullPrototype: true, withSparseArray: true, withBoxedValues: true }), async (v) => {
         await expectSameAsSerializer(new ValueCodec(serde), v);
       }),
       { numRuns: 300 },
