@@ -55,6 +55,4 @@ export function checkpointLine(cp: Checkpoint, opts: { head?: boolean; now?: num
 }
 
 /** The JSON form of a checkpoint for --json: plain data, ISO times. */
-export function checkpointJson(cp: Checkpoint): Record<string, unknown> {
-  return { ...cp, createdAt: cp.createdAt.toISOString() };
-}
+export { checkpointJson } from "../timeline/types.js";

@@ -7,7 +7,6 @@ import { openConfiguredWorkspace } from "../domains/workspace/configured.js";
 import type { Workspace } from "../domains/workspace/workspace.js";
 import type { Session } from "../timeline/session.js";
 import { openStore, type Store } from "../timeline/store.js";
-import type { Checkpoint } from "../timeline/types.js";
 
 export interface McpOptions {
   /** The store URL (default: Forge's usual resolution from FORGE_STORE and .forge). */
@@ -72,10 +71,6 @@ export class McpContext {
   }
 }
 
-/** A checkpoint as plain JSON (ISO time). */
-export function checkpointData(cp: Checkpoint): Record<string, unknown> {
-  return { ...cp, createdAt: cp.createdAt.toISOString() };
-}
 
 /** Any value as plain JSON data: Dates become ISO strings, undefined fields go. */
 export function plain<T>(value: T): unknown {

@@ -4,7 +4,8 @@
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { VERSION } from "../cli/version.js";
-import { McpContext, checkpointData, errorText, plain, type McpOptions } from "./context.js";
+import { checkpointJson } from "../timeline/types.js";
+import { McpContext, errorText, plain, type McpOptions } from "./context.js";
 import { reasoningTools, timelineTools, workspaceTools } from "./tools.js";
 
 const INSTRUCTIONS = `Forge keeps checkpoints of your working state so nothing is lost to a context compaction, a bad experiment or a crash.
@@ -38,7 +39,7 @@ export function createMcpServer(options: McpOptions = {}): { server: McpServer; 
     async (uri) => {
       try {
         const tl = await (await context.existingSession()).timeline();
-        const data = { ...(plain(tl) as Record<string, unknown>), checkpoints: tl.checkpoints.map(checkpointData) };
+        const data = { ...(plain(tl) as Record<string, unknown>), checkpoints: tl.checkpoints.map(checkpointJson) };
         return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(data, null, 2) }] };
       } catch (e) {
         throw new Error(errorText(e));

@@ -12,7 +12,8 @@ import { runCommand } from "../domains/reasoning/runner.js";
 import { workspaceRoot } from "../domains/workspace/configured.js";
 import { filePatch } from "../domains/workspace/patches.js";
 import { STRATEGIES, countChanges, type FileChange } from "../domains/workspace/workspace.js";
-import { checkpointData, errorText, plain, type McpContext } from "./context.js";
+import { checkpointJson } from "../timeline/types.js";
+import { errorText, plain, type McpContext } from "./context.js";
 
 type Shape = z.ZodRawShape;
 type Args<S extends Shape> = z.infer<z.ZodObject<S>>;
@@ -91,7 +92,7 @@ export function timelineTools(server: McpServer, ctx: McpContext): void {
       const files = a.files ? await (await ctx.workspace()).snapshot(a.message || "with checkpoint") : null;
       const options = { message: a.message, tags: a.tags, ...(files && { filesRoot: files.snapshot.filesRoot }) };
       const cp = a.state === undefined ? await s.checkpointWorking(options) : await s.checkpoint(a.state, options);
-      return { data: { checkpoint: checkpointData(cp), filesSnapshot: files ? checkpointData(files.snapshot) : null } };
+      return { data: { checkpoint: checkpointJson(cp), filesSnapshot: files ? checkpointJson(files.snapshot) : null } };
     },
   );
 
@@ -124,7 +125,7 @@ export function timelineTools(server: McpServer, ctx: McpContext): void {
         ...(a.until !== undefined && { until: parseTime(a.until) }),
       });
       const head = await s.head();
-      return { data: { session: s.name, head: head.checkpoint?.id ?? null, branch: head.branch, checkpoints: list.map(checkpointData) } };
+      return { data: { session: s.name, head: head.checkpoint?.id ?? null, branch: head.branch, checkpoints: list.map(checkpointJson) } };
     },
   );
 
@@ -155,7 +156,7 @@ export function timelineTools(server: McpServer, ctx: McpContext): void {
         }
       }
       found.sort((x, y) => y.createdAt.getTime() - x.createdAt.getTime());
-      return { data: { query: a.query, checkpoints: found.slice(0, a.limit).map(checkpointData) } };
+      return { data: { query: a.query, checkpoints: found.slice(0, a.limit).map(checkpointJson) } };
     },
   );
 
@@ -171,7 +172,7 @@ export function timelineTools(server: McpServer, ctx: McpContext): void {
     async (a) => {
       const s = await ctx.existingSession(a.session);
       const cp = await s.get(a.ref);
-      return { data: { checkpoint: checkpointData(cp), ...(a.includeState && { state: plain(await s.state(cp.id)) }) } };
+      return { data: { checkpoint: checkpointJson(cp), ...(a.includeState && { state: plain(await s.state(cp.id)) }) } };
     },
   );
 
@@ -191,10 +192,10 @@ export function timelineTools(server: McpServer, ctx: McpContext): void {
       const [sx, sy] = await Promise.all([s.state(x.id), s.state(y.id)]);
       if (isReasoningState(sx) && isReasoningState(sy)) {
         const cmp = await (await ctx.reasoning(s.name)).compare(x.id, y.id);
-        return { data: { kind: "reasoning", from: checkpointData(x), to: checkpointData(y), comparison: plain(cmp) } };
+        return { data: { kind: "reasoning", from: checkpointJson(x), to: checkpointJson(y), comparison: plain(cmp) } };
       }
       const cmp = await s.compare(x.id, y.id);
-      return { data: { kind: "json", from: checkpointData(x), to: checkpointData(y), comparison: plain(cmp) } };
+      return { data: { kind: "json", from: checkpointJson(x), to: checkpointJson(y), comparison: plain(cmp) } };
     },
   );
 
@@ -216,9 +217,9 @@ export function timelineTools(server: McpServer, ctx: McpContext): void {
       const files = a.files ? await (await ctx.workspace()).restoreCheckpoint(r.checkpoint) : null;
       return {
         data: {
-          checkpoint: checkpointData(r.checkpoint),
+          checkpoint: checkpointJson(r.checkpoint),
           head: plain(r.head),
-          discarded: r.discarded.map(checkpointData),
+          discarded: r.discarded.map(checkpointJson),
           files: files && { written: files.written, deleted: files.deleted, skipped: plain(files.skipped), safetySnapshot: files.safety?.id ?? null },
         },
       };
@@ -239,7 +240,7 @@ export function timelineTools(server: McpServer, ctx: McpContext): void {
       const t = parseTime(a.time);
       const cp = await s.at(t);
       if (!cp) throw new ForgeError("NO_CHECKPOINT", `session "${s.name}" has no checkpoint at or before ${t.toISOString()}`, { hint: "checkpoint_list shows when the checkpoints were made" });
-      return { data: { time: t.toISOString(), checkpoint: checkpointData(cp), ...(a.includeState && { state: plain(await s.state(cp.id)) }) } };
+      return { data: { time: t.toISOString(), checkpoint: checkpointJson(cp), ...(a.includeState && { state: plain(await s.state(cp.id)) }) } };
     },
   );
 
@@ -254,7 +255,7 @@ export function timelineTools(server: McpServer, ctx: McpContext): void {
     },
     async (a) => {
       const tl = await (await ctx.existingSession(a.session)).timeline();
-      return { data: { ...(plain(tl) as Record<string, unknown>), checkpoints: tl.checkpoints.map(checkpointData) } };
+      return { data: { ...(plain(tl) as Record<string, unknown>), checkpoints: tl.checkpoints.map(checkpointJson) } };
     },
   );
 
@@ -275,7 +276,7 @@ export function reasoningTools(server: McpServer, ctx: McpContext): void {
   async function change<T>(name: string | undefined, fn: (rs: Awaited<ReturnType<McpContext["reasoning"]>>) => T | Promise<T>): Promise<{ result: T; autoCheckpoint: Record<string, unknown> | null }> {
     const rs = await ctx.reasoning(name);
     const { result, saved } = await rs.update(fn);
-    return { result, autoCheckpoint: saved.checkpoint ? checkpointData(saved.checkpoint) : null };
+    return { result, autoCheckpoint: saved.checkpoint ? checkpointJson(saved.checkpoint) : null };
   }
 
   define(
@@ -386,7 +387,7 @@ export function reasoningTools(server: McpServer, ctx: McpContext): void {
         }),
       );
       const contradictions = rs.contradictions().filter((x) => x.beliefs.includes(b.id));
-      return { data: { belief: plain(b) as Record<string, unknown>, contradictions: plain(contradictions), autoCheckpoint: saved.checkpoint ? checkpointData(saved.checkpoint) : null } };
+      return { data: { belief: plain(b) as Record<string, unknown>, contradictions: plain(contradictions), autoCheckpoint: saved.checkpoint ? checkpointJson(saved.checkpoint) : null } };
     },
   );
 
@@ -493,7 +494,7 @@ export function reasoningTools(server: McpServer, ctx: McpContext): void {
       // The command runs once; recording its result is retried if another process saved meanwhile.
       const run = await runCommand(a.command, { cwd, timeoutMs: a.timeoutSeconds * 1000 });
       const { result, saved } = await rs.update((r) => r.recordVerification(a.name, a.command, cwd, run, a.hypothesis));
-      return { data: { verification: plain(result.verification) as Record<string, unknown>, evidenceId: result.evidenceId, autoCheckpoint: saved.checkpoint ? checkpointData(saved.checkpoint) : null } };
+      return { data: { verification: plain(result.verification) as Record<string, unknown>, evidenceId: result.evidenceId, autoCheckpoint: saved.checkpoint ? checkpointJson(saved.checkpoint) : null } };
     },
   );
 
@@ -535,7 +536,7 @@ export function reasoningTools(server: McpServer, ctx: McpContext): void {
     async (a) => {
       const rs = await ctx.reasoning(a.session);
       const r = await rs.branch(a.name, { switch: a.switch, ...(a.from !== undefined && { from: a.from }) });
-      return { data: { branch: r.branch, saved: r.saved ? checkpointData(r.saved) : null } };
+      return { data: { branch: r.branch, saved: r.saved ? checkpointJson(r.saved) : null } };
     },
   );
 
@@ -551,7 +552,7 @@ export function reasoningTools(server: McpServer, ctx: McpContext): void {
     async (a) => {
       const rs = await ctx.reasoning(a.session);
       const r = await rs.switch(a.name);
-      return { data: { checkpoint: checkpointData(r.checkpoint), saved: r.saved ? checkpointData(r.saved) : null } };
+      return { data: { checkpoint: checkpointJson(r.checkpoint), saved: r.saved ? checkpointJson(r.saved) : null } };
     },
   );
 }
@@ -572,8 +573,8 @@ export function workspaceTools(server: McpServer, ctx: McpContext): void {
       const r = await (await ctx.workspace()).snapshot(a.message, { strategy: a.strategy, tags: a.tags });
       return {
         data: {
-          snapshot: checkpointData(r.snapshot),
-          external: r.external ? checkpointData(r.external) : null,
+          snapshot: checkpointJson(r.snapshot),
+          external: r.external ? checkpointJson(r.external) : null,
           unknown: [...r.unknown],
           changes: countChanges(r.changes),
           newBytes: r.newBytes,
@@ -589,7 +590,7 @@ export function workspaceTools(server: McpServer, ctx: McpContext): void {
     { title: "Workspace status", description: "Files created, modified, deleted or renamed since the last snapshot, and which of them were changed outside the agent.", input: {}, annotations: READ },
     async () => {
       const s = await (await ctx.workspace()).status();
-      return { data: { base: s.base ? checkpointData(s.base) : null, changes: s.changes.map(changeData), unknown: [...s.unknown], tooLarge: [...s.tooLarge], unreadable: plain(s.unreadable) } };
+      return { data: { base: s.base ? checkpointJson(s.base) : null, changes: s.changes.map(changeData), unknown: [...s.unknown], tooLarge: [...s.tooLarge], unreadable: plain(s.unreadable) } };
     },
   );
 
@@ -635,8 +636,8 @@ export function workspaceTools(server: McpServer, ctx: McpContext): void {
           written: [...r.written],
           deleted: [...r.deleted],
           skipped: plain(r.skipped),
-          safetySnapshot: r.safety ? checkpointData(r.safety) : null,
-          restored: r.restored ? checkpointData(r.restored) : null,
+          safetySnapshot: r.safety ? checkpointJson(r.safety) : null,
+          restored: r.restored ? checkpointJson(r.restored) : null,
         },
       };
     },
@@ -648,7 +649,7 @@ export function workspaceTools(server: McpServer, ctx: McpContext): void {
     { title: "Workspace snapshots", description: "Snapshots, newest first.", input: { limit: z.number().int().min(1).max(1000).default(20) }, annotations: READ },
     async (a) => {
       const list = await (await ctx.workspace()).log(a.limit);
-      return { data: { snapshots: list.map(checkpointData) } };
+      return { data: { snapshots: list.map(checkpointJson) } };
     },
   );
 }

@@ -141,3 +141,8 @@ export function toCheckpoint(row: CheckpointRow, sessionName: string): Checkpoin
 export function toSessionInfo(row: SessionRow): SessionInfo {
   return { id: row.id, name: row.name, kind: row.kind, createdAt: new Date(row.createdAt), metadata: row.metadata };
 }
+
+/** A checkpoint as plain JSON data (its time as ISO text): what --json and the MCP tools print. */
+export function checkpointJson(cp: Checkpoint): Record<string, unknown> {
+  return { ...cp, createdAt: cp.createdAt.toISOString() };
+}

@@ -121,14 +121,12 @@ export async function runHook(store: Store, event: HookEvent, input: HookInput, 
       actions.push(`recorded ${edited.length} edited path(s) as the agent's`);
     }
     if (options.snapshot === false) return;
-    if (onlyIfChanged) {
-      const status = await ws.status();
-      if (status.base !== null && status.changes.length === 0) {
-        actions.push(`files: unchanged since snapshot #${status.base.seq}`);
-        return;
-      }
+    // One walk either way: snapshotIfChanged compares with the last snapshot as it records.
+    const r = onlyIfChanged ? await ws.snapshotIfChanged(message, { strategy, tags: ["hook"] }) : await ws.snapshot(message, { strategy, tags: ["hook"] });
+    if (r === null) {
+      actions.push(`files: unchanged since snapshot #${(await ws.session.head()).checkpoint?.seq ?? "?"}`);
+      return;
     }
-    const r = await ws.snapshot(message, { strategy, tags: ["hook"] });
     if (r.changes.length === 0 && !r.external) actions.push(`files: nothing changed (snapshot #${r.snapshot.seq})`);
     else actions.push(`files: snapshot #${r.snapshot.seq}, ${r.changes.length} change(s)${r.external ? `, after #${r.external.seq} of changes made outside the agent` : ""}`);
     if (r.unknown.length > 0 && !r.external) warnings.push(`${r.unknown.length} file(s) changed outside the agent: ${r.unknown.slice(0, 8).join(", ")}${r.unknown.length > 8 ? ", …" : ""}`);
