@@ -12,6 +12,7 @@
 //                     name; type f (file: hash of its b or f node), l (symlink: target),
 //                     d (directory), x (too large, not stored), u (unreadable, not stored)
 import { CorruptObjectError } from "../core/errors.js";
+import { setOwn } from "../core/own.js";
 import type { Hash } from "./hash.js";
 
 export type PathKey = string | number;
@@ -88,7 +89,7 @@ export function parseNode(hash: Hash, raw: Buffer, trusted = false): TreeNode {
       if (!trusted) for (const e of header) if (!isEntry(e)) throw new CorruptObjectError(hash, "it has a malformed chunk entry");
       return { kind: "f", entries: header as ChunkEntry[] };
     case D:
-      if (!trusted) for (const e of header) if (!isDirEntry(e)) throw new CorruptObjectError(hash, "it has a malformed directory entry");
+      if (!trusted) checkDirEntries(hash, header);
       return { kind: "d", entries: header as DirEntry[] };
     default:
       throw new CorruptObjectError(hash, `unknown object kind ${JSON.stringify(String.fromCharCode(kind ?? 0))}`);
@@ -128,12 +129,90 @@ function isEntry(e: unknown): boolean {
   );
 }
 
-function isDirEntry(e: unknown): boolean {
-  if (!Array.isArray(e) || e.length < 5 || e.length > 6) return false;
+/**
+ * A name a folder entry may have: one path component that cannot climb (`.`, `..`), be empty,
+ * or hold a separator or NUL. Every file system Forge restores onto accepts such a name as one
+ * entry of the folder it is written in.
+ */
+export function isEntryName(name: string): boolean {
+  return name !== "" && name !== "." && name !== ".." && !name.includes("/") && !name.includes("\0");
+}
+
+/**
+ * A directory's entries must be well formed and name distinct, safe entries in the order the
+ * encoder writes them (by name, in code-unit order): two entries of one name — a folder and
+ * a symlink, say — would make a restore replace one by the other. The error names the entry.
+ */
+function checkDirEntries(hash: Hash, entries: readonly unknown[]): void {
+  let previous: string | undefined;
+  for (const e of entries) {
+    const why = dirEntryProblem(e);
+    if (why !== null) throw new CorruptObjectError(hash, why);
+    const name = (e as DirEntry)[1];
+    if (previous !== undefined && !(previous < name)) {
+      throw new CorruptObjectError(hash, previous === name ? `its folder lists ${JSON.stringify(name)} twice` : `its folder lists ${JSON.stringify(name)} out of order`);
+    }
+    previous = name;
+  }
+}
+
+function dirEntryProblem(e: unknown): string | null {
+  if (!Array.isArray(e) || e.length < 5 || e.length > 6) return "it has a malformed directory entry";
   const [hash, name, type, mode, size, target] = e as unknown[];
-  if (typeof hash !== "string" || (hash !== "" && !HASH.test(hash))) return false;
-  if (typeof name !== "string" || typeof type !== "string" || !"fldxu".includes(type) || type.length !== 1) return false;
-  if (typeof mode !== "number" || typeof size !== "number" || !Number.isInteger(size) || size < 0) return false;
-  if ((type === "f" || type === "d") && hash === "") return false;
-  return target === undefined || typeof target === "string";
+  if (typeof name !== "string") return "it has a directory entry without a name";
+  const what = `its directory entry ${JSON.stringify(name)}`;
+  if (!isEntryName(name)) return `${what} is not a safe name (empty, "." or "..", or holding "/" or NUL)`;
+  if (typeof hash !== "string" || (hash !== "" && !HASH.test(hash))) return `${what} has a malformed hash`;
+  if (typeof type !== "string" || type.length !== 1 || !"fldxu".includes(type)) return `${what} has an unknown type`;
+  if (typeof mode !== "number" || !Number.isInteger(mode) || mode < 0 || mode > 0o7777) return `${what} has a malformed mode`;
+  if (typeof size !== "number" || !Number.isInteger(size) || size < 0) return `${what} has a malformed size`;
+  if ((type === "f" || type === "d") && hash === "") return `${what} has no hash`;
+  if (type === "l" ? typeof target !== "string" || target.includes("\0") : target !== undefined) return `${what} has a malformed symlink target`;
+  return null;
+}
+
+/**
+ * Puts the children of a `j` node into `value`, its parsed body: `child(hash)` goes where
+ * each reference's path leads. Paths are followed through own properties only — an object's
+ * own key, an array's index within its length — and must end at the placeholder 0 the
+ * encoder left there. A path that leads anywhere else (through an inherited "__proto__" or
+ * "constructor", past an array's end, onto a value already placed) is damage or a crafted
+ * tree, never a way to reach a prototype: CorruptObjectError, naming the path.
+ */
+export function placeChildren(hash: Hash, value: unknown, refs: readonly JsonRef[], child: (hash: Hash) => unknown): void {
+  for (const ref of refs) {
+    let target = value;
+    const last = ref.length - 1;
+    for (let i = 1; ; i++) {
+      const key = ref[i] as PathKey;
+      const ok =
+        typeof target === "object" && target !== null &&
+        (Array.isArray(target) ? typeof key === "number" && key < target.length : typeof key === "string" && Object.hasOwn(target, key));
+      if (!ok) throw new CorruptObjectError(hash, `its child reference ${JSON.stringify(ref.slice(1))} leads to nothing in its body`);
+      const at = target as Record<PathKey, unknown>;
+      if (i === last) {
+        if (at[key] !== 0) throw new CorruptObjectError(hash, `its child reference ${JSON.stringify(ref.slice(1))} does not end at a placeholder`);
+        setOwn(at, key, child(ref[0]));
+        break;
+      }
+      target = at[key];
+    }
+  }
+}
+
+const PLACED = Symbol("placed");
+
+/**
+ * Checks a `j` node read from an untrusted source (a bundle, fsck) without assembling it:
+ * its body is JSON and every child reference leads, through own properties, to a distinct
+ * placeholder in it.
+ */
+export function checkJsonNode(hash: Hash, node: TreeNode & { kind: "j" }): void {
+  let body: unknown;
+  try {
+    body = JSON.parse(node.body);
+  } catch (e) {
+    throw new CorruptObjectError(hash, "its body is not JSON", e);
+  }
+  placeChildren(hash, body, node.refs, () => PLACED);
 }

@@ -5,7 +5,8 @@ import type { Backend, StoredObject } from "../backends/backend.js";
 import { pack, unpack, type Effort } from "./codec.js";
 import { packMany } from "./compress-pool.js";
 import type { Hash } from "./hash.js";
-import { childHashes, parseNode, type PathKey, type TreeNode } from "./node.js";
+import { setOwn } from "../core/own.js";
+import { childHashes, parseNode, placeChildren, type TreeNode } from "./node.js";
 import { DEFAULT_TREE_PARAMS, encodeTree, type TreeMemo, type TreeParams, type UnchangedHint } from "./value-encoder.js";
 
 export interface WrittenTree {
@@ -186,18 +187,14 @@ export function assemble(hash: Hash, nodes: ReadonlyMap<Hash, TreeNode>): unknow
     const out: unknown[] = [];
     for (const [h] of node.entries) {
       const part = assemble(h, nodes);
-      for (const item of part as unknown[]) out.push(item);
+      if (!Array.isArray(part)) throw new CorruptObjectError(h, "it should be a chunk of an array but holds something else");
+      for (const item of part) out.push(item);
     }
     return out;
   }
   if (node.kind !== "j") throw new CorruptObjectError(hash, `it is a ${node.kind} node where a JSON value was expected`);
   const value = freshBody(node);
-  for (const ref of node.refs) {
-    let target = value as Record<PathKey, unknown>;
-    const last = ref.length - 1;
-    for (let i = 1; i < last; i++) target = target[ref[i] as PathKey] as Record<PathKey, unknown>;
-    setOwn(target, ref[last] as PathKey, assemble(ref[0], nodes));
-  }
+  placeChildren(hash, value, node.refs, (h) => assemble(h, nodes));
   return value;
 }
 
@@ -261,20 +258,12 @@ export function cloneJson(v: unknown): unknown {
   }
   const out: Record<string, unknown> = {};
   const rec = v as Record<string, unknown>;
-  for (const k in rec) {
+  // Own keys only ("__proto__" from JSON.parse among them, kept as data).
+  for (const k of Object.keys(rec)) {
     if (k === "__proto__") setOwn(out, k, cloneJson(rec[k]));
     else out[k] = cloneJson(rec[k]);
   }
   return out;
-}
-
-/**
- * Sets an own property, also one named "__proto__" (JSON.parse makes those own data
- * properties; a plain assignment would change the prototype instead).
- */
-export function setOwn(target: Record<PathKey, unknown>, key: PathKey, value: unknown): void {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
 }
 
 function sizeOf(node: TreeNode): number {

@@ -4,8 +4,9 @@ import { createRequire } from "node:module";
 import type * as Diff from "diff";
 import { CorruptObjectError } from "../core/errors.js";
 import type { Hash } from "./hash.js";
-import type { PathKey, TreeNode } from "./node.js";
-import { assemble, setOwn, type ObjectStore } from "./object-store.js";
+import { placeChildren, type PathKey, type TreeNode } from "./node.js";
+import { setOwn } from "../core/own.js";
+import { assemble, type ObjectStore } from "./object-store.js";
 
 // jsdiff takes ~40 ms to load; only a compare of two arrays of different lengths needs it.
 let jsdiff: typeof Diff | undefined;
@@ -125,7 +126,7 @@ class TreeDiff {
   async open(lazy: Lazy): Promise<unknown> {
     const node = await this.store.getNode(lazy.hash);
     if (node.kind === "a") return new LazyArray(await this.leafChunks(node));
-    return withLazyChildren(node);
+    return withLazyChildren(lazy.hash, node);
   }
 
   async leafChunks(node: TreeNode): Promise<[Hash, number][]> {
@@ -143,7 +144,11 @@ class TreeDiff {
   async items(chunks: readonly (readonly [Hash, number])[]): Promise<unknown[]> {
     const nodes = await this.store.getNodes(chunks.map((c) => c[0]));
     const out: unknown[] = [];
-    for (const [h] of chunks) out.push(...(withLazyChildren(nodes.get(h) as TreeNode) as unknown[]));
+    for (const [h] of chunks) {
+      const items = withLazyChildren(h, nodes.get(h) as TreeNode);
+      if (!Array.isArray(items)) throw new CorruptObjectError(h, "it should be a chunk of an array but holds something else");
+      for (const item of items) out.push(item);
+    }
     return out;
   }
 
@@ -155,7 +160,11 @@ class TreeDiff {
     }
     if (v instanceof LazyArray) {
       const out: unknown[] = [];
-      for (const [h] of v.chunks) out.push(...((await this.full(new Lazy(h))) as unknown[]));
+      for (const [h] of v.chunks) {
+        const items = await this.full(new Lazy(h));
+        if (!Array.isArray(items)) throw new CorruptObjectError(h, "it should be a chunk of an array but holds something else");
+        for (const item of items) out.push(item);
+      }
       return out;
     }
     if (Array.isArray(v)) return Promise.all(v.map((x) => this.full(x)));
@@ -168,15 +177,10 @@ class TreeDiff {
   }
 }
 
-function withLazyChildren(node: TreeNode): unknown {
-  if (node.kind !== "j") throw new CorruptObjectError("(in a value tree)", `a ${node.kind} node sits where a JSON value was expected`);
+function withLazyChildren(hash: Hash, node: TreeNode): unknown {
+  if (node.kind !== "j") throw new CorruptObjectError(hash, `a ${node.kind} node sits where a JSON value was expected`);
   const value: unknown = JSON.parse(node.body);
-  for (const ref of node.refs) {
-    let target = value as Record<PathKey, unknown>;
-    const last = ref.length - 1;
-    for (let i = 1; i < last; i++) target = target[ref[i] as PathKey] as Record<PathKey, unknown>;
-    setOwn(target, ref[last] as PathKey, new Lazy(ref[0]));
-  }
+  placeChildren(hash, value, node.refs, (h) => new Lazy(h));
   return value;
 }
 

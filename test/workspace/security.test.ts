@@ -6,7 +6,6 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, sy
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Store } from "../../src/index.js";
-import { Workspace, WORKSPACE_SESSION } from "../../src/domains/workspace/workspace.js";
 import { sha256 } from "../../src/objects/hash.js";
 import { blobRaw, dirNodeText, type DirEntry } from "../../src/objects/node.js";
 import { rejectsWith } from "../support/errors.js";
@@ -46,22 +45,32 @@ async function victim(): Promise<Bench & { before: ReturnType<typeof walkTree>; 
   return { ...b, before: walkTree(b.root), outside };
 }
 
-const CASES: readonly (readonly [string, (outside: string) => Buffer[]])[] = [
-  ["a file named ../escape", () => [dirNode([fileEntry("../escape")])]],
-  ["a file named with an absolute path", (outside) => [dirNode([fileEntry(join(outside, "x"))])]],
-  ["a file named a/b (a slash inside a name)", () => [dirNode([fileEntry("sub/../../escape")])]],
-  ["a folder named ..", () => {
+/** Names no folder entry may have: refused where the tree is read (CORRUPT_OBJECT naming the entry), also by a restore. */
+const NAME_CASES: readonly (readonly [string, string, () => Buffer[]])[] = [
+  ["a file named ../escape", "../escape", () => [dirNode([fileEntry("../escape")])]],
+  ["a file named with an absolute path", "/", () => [dirNode([fileEntry("/tmp/x")])]],
+  ["a file named a/b (a slash inside a name)", "sub/../../escape", () => [dirNode([fileEntry("sub/../../escape")])]],
+  ["a folder named ..", "..", () => {
     const inner = dirNode([fileEntry("escape")]);
     return [inner, dirNode([[sha256(inner), "..", "d", 0o755, 0]])];
   }],
-  ["a file named ..", () => [dirNode([fileEntry("..")])]],
-  ["a file named .", () => [dirNode([fileEntry(".")])]],
-  ["an empty name", () => [dirNode([fileEntry("")])]],
-  ["a name with a NUL byte", () => [dirNode([fileEntry("a\0b")])]],
-  ["a deep ../../ name in a subfolder", () => {
+  ["a file named ..", "..", () => [dirNode([fileEntry("..")])]],
+  ["a file named .", ".", () => [dirNode([fileEntry(".")])]],
+  ["an empty name", '""', () => [dirNode([fileEntry("")])]],
+  ["a name with a NUL byte", "a\\u0000b", () => [dirNode([fileEntry("a\0b")])]],
+  ["a deep ../../ name in a subfolder", "../../escape", () => {
     const inner = dirNode([fileEntry("../../escape")]);
     return [inner, dirNode([[sha256(inner), "sub", "d", 0o755, 0]])];
   }],
+  ["two entries of one name (a folder and a symlink)", '"hinge" twice', () => {
+    const inner = dirNode([]);
+    return [inner, dirNode([[sha256(inner), "hinge", "d", 0o700, 0], ["", "hinge", "l", 0o777, 11, "up/../guard"]])];
+  }],
+  ["entries out of order", "out of order", () => [dirNode([fileEntry("b"), fileEntry("a")])]],
+];
+
+/** Symlinks that resolve outside the root: refused by the restore's plan (PATH_OUTSIDE_WORKSPACE). */
+const LINK_CASES: readonly (readonly [string, (outside: string) => Buffer[]])[] = [
   ["a symlink to an absolute path outside", (outside) => [dirNode([["", "evil", "l", 0o777, 0, outside]])]],
   ["a symlink to ../ outside", () => [dirNode([["", "evil", "l", 0o777, 0, "../outside"]])]],
   ["a symlink in a subfolder climbing out", () => {
@@ -69,6 +78,15 @@ const CASES: readonly (readonly [string, (outside: string) => Buffer[]])[] = [
     return [inner, dirNode([[sha256(inner), "sub", "d", 0o755, 0]])];
   }],
   ["a symlink to / itself", () => [dirNode([["", "evil", "l", 0o777, 0, "/"]])]],
+  ["a symlink that climbs out through another link of the tree (sub/gate -> up/../outside, sub/up -> ..)", () => {
+    const inner = dirNode([["", "gate", "l", 0o777, 0, "up/../outside"], ["", "up", "l", 0o777, 0, ".."]]);
+    return [inner, dirNode([[sha256(inner), "sub", "d", 0o755, 0]])];
+  }],
+  ["a two-hop chain (p/far -> hop/../outside, p/hop -> q/top, p/q/top -> ../..)", () => {
+    const q = dirNode([["", "top", "l", 0o777, 0, "../.."]]);
+    const p = dirNode([["", "far", "l", 0o777, 0, "hop/../outside"], ["", "hop", "l", 0o777, 0, "q/top"], [sha256(q), "q", "d", 0o755, 0]]);
+    return [q, p, dirNode([[sha256(p), "p", "d", 0o755, 0]])];
+  }],
 ];
 
 function expectNothingWritten(b: Bench & { before: ReturnType<typeof walkTree>; outside: string }): void {
@@ -79,16 +97,27 @@ function expectNothingWritten(b: Bench & { before: ReturnType<typeof walkTree>; 
 }
 
 describe("crafted snapshots", () => {
-  it.each(CASES)("refuses a snapshot with %s (PATH_OUTSIDE_WORKSPACE) and writes nothing", async (_label, build) => {
+  it.each(NAME_CASES)("refuses a snapshot with %s (CORRUPT_OBJECT naming %s) and writes nothing", async (_label, named, build) => {
+    const b = await victim();
+    const id = await craftedSnapshot(b, build);
+    const snapshots = (await b.ws.log()).length;
+    const err = await rejectsWith(b.ws.restore(id), "CORRUPT_OBJECT");
+    expect(err.message).toContain(named);
+    expectNothingWritten(b);
+    // Refused before the safety snapshot: the timeline is as it was.
+    expect((await b.ws.log()).length).toBe(snapshots);
+    await rejectsWith(b.ws.restore(id, { dryRun: true }), "CORRUPT_OBJECT");
+    expectNothingWritten(b);
+  });
+
+  it.each(LINK_CASES)("refuses a snapshot with %s (PATH_OUTSIDE_WORKSPACE) and writes nothing", async (_label, build) => {
     const b = await victim();
     const id = await craftedSnapshot(b, build);
     const snapshots = (await b.ws.log()).length;
     const err = await rejectsWith(b.ws.restore(id), "PATH_OUTSIDE_WORKSPACE");
     expect(err.hint ?? "").toMatch(/nothing was written/);
     expectNothingWritten(b);
-    // Refused before the safety snapshot: the timeline is as it was.
     expect((await b.ws.log()).length).toBe(snapshots);
-    // A dry run is refused the same way.
     await rejectsWith(b.ws.restore(id, { dryRun: true }), "PATH_OUTSIDE_WORKSPACE");
     expectNothingWritten(b);
   });
@@ -99,29 +128,25 @@ describe("crafted snapshots", () => {
     const root = await putObjects(b.store, raws);
     const other = await b.store.session("agent");
     const cp = await other.checkpoint({ step: 1 }, { filesRoot: root });
-    await rejectsWith(b.ws.restoreCheckpoint(cp), "PATH_OUTSIDE_WORKSPACE");
+    await rejectsWith(b.ws.restoreCheckpoint(cp), "CORRUPT_OBJECT", /"\.\.\/escape" is not a safe name/);
     expectNothingWritten(b);
   });
 
-  it("refuses a crafted snapshot that arrived in an import bundle, and writes nothing", async () => {
-    // Crafted in one store, exported, imported into the victim's store: the bundle's checks
-    // (hashes, schema, complete trees) pass; the restore is what must refuse it.
-    const attacker = await workspaceBench();
-    put(attacker.root, "innocent.txt", "hello\n");
-    await attacker.ws.snapshot("innocent");
-    const raws = [PAYLOAD, dirNode([fileEntry("../escape"), ["", "evil", "l", 0o777, 0, "/etc"]])];
-    const root = await putObjects(attacker.store, raws);
-    const crafted = await attacker.ws.session.checkpoint({ kind: "forge.files" }, { filesRoot: root, trigger: "files", message: "looks fine" });
-    const bundle = await attacker.store.export({ session: WORKSPACE_SESSION });
-
+  it("refuses at restore a symlink that escapes through a link already on disk, outside the paths restored", async () => {
+    // When the snapshot was taken d/mid was a real folder, so d/out -> mid/../outside-ish
+    // stayed inside; since, d/mid became a link to the root's parent's child, and only d/out is restored.
     const b = await victim();
-    const report = await b.store.import(bundle.bytes, { as: "imported" });
-    expect(report.sessions.map((s) => s.name)).toEqual(["imported"]);
-    const ws = await Workspace.open(b.store, { root: b.root, session: "imported", retention: false });
-    const imported = await ws.session.get(crafted.id);
-    expect(imported.filesRoot).toBe(root);
-    await rejectsWith(ws.restore(imported.id), "PATH_OUTSIDE_WORKSPACE");
-    expectNothingWritten(b);
+    mkdirSync(join(b.root, "d", "mid"), { recursive: true });
+    symlinkSync("mid/../../outside", join(b.root, "d", "out"));
+    put(b.root, "d/mid/m.txt", "m\n");
+    const snap = await b.ws.snapshot("with d/out");
+    rmSync(join(b.root, "d", "out"));
+    rmSync(join(b.root, "d", "mid"), { recursive: true });
+    symlinkSync("..", join(b.root, "d", "mid"));
+    const before = walkTree(b.root);
+    await rejectsWith(b.ws.restore(snap.snapshot.id, { paths: ["d/out"] }), "PATH_OUTSIDE_WORKSPACE", /d\/out -> mid\/\.\.\/\.\.\/outside/);
+    expect(walkTree(b.root)).toEqual(before);
+    expect(readdirSync(b.outside)).toEqual([]);
   });
 
   it("refuses a partial restore naming the outward symlink, and lets one of other paths through without creating it", async () => {
@@ -156,8 +181,8 @@ describe("crafted snapshots", () => {
   it("restores symlinks that stay inside the root, including ones with .. that come back in", async () => {
     const b = await victim();
     const id = await craftedSnapshot(b, () => {
-      const inner = dirNode([["", "up", "l", 0o777, 0, "../a.txt"], fileEntry("f.txt")]);
-      return [inner, dirNode([[sha256(inner), "sub", "d", 0o755, 0], ["", "self", "l", 0o777, 0, "."], ["", "in", "l", 0o777, 0, "sub/../a.txt"]])];
+      const inner = dirNode([fileEntry("f.txt"), ["", "up", "l", 0o777, 0, "../a.txt"]]);
+      return [inner, dirNode([["", "in", "l", 0o777, 0, "sub/../a.txt"], ["", "self", "l", 0o777, 0, "."], [sha256(inner), "sub", "d", 0o755, 0]])];
     });
     await b.ws.restore(id);
     expect(walkTree(b.root)).toEqual({

@@ -5,9 +5,8 @@
 // checkpoint's files root is the tree, its state a small summary. So prune, gc, export and
 // the timeline apply to them as to anything else. The last snapshot is the known state;
 // the edit journal (.forge/edits.json) lists what the agent changed since.
-import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, renameSync, rmSync, rmdirSync, statSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, join, normalize, resolve, sep } from "node:path";
+import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { isAbsolute, join, normalize, resolve, sep } from "node:path";
 import { FORGE_DIR } from "../../core/config.js";
 import { ForgeError, InvalidArgumentError } from "../../core/errors.js";
 import { FileLock } from "../../core/file-lock.js";
@@ -18,7 +17,8 @@ import type { Session } from "../../timeline/session.js";
 import type { Store } from "../../timeline/store.js";
 import type { Checkpoint } from "../../timeline/types.js";
 import { buildTree, hashPending, readFileObject, readTree, scanTree, scanTreeFrom, walkOrder, type FileInfo, type PriorWalk, type Tree } from "./file-tree.js";
-import { IgnoreRules, ignoredOnDisk } from "./ignore-rules.js";
+import { IgnoreRules } from "./ignore-rules.js";
+import { applyRestore, fileKey, planRestore } from "./restore.js";
 import { StatCache } from "./stat-cache.js";
 import { readTreeCache, writeTreeCache } from "./tree-cache.js";
 
@@ -490,213 +490,20 @@ export class Workspace {
   }
 
   async #restoreTree(targetTree: Tree, checkpoint: Checkpoint, options: { paths?: readonly string[]; dryRun?: boolean }): Promise<RestoreReport> {
-    const target = { tree: targetTree, checkpoint };
     const scanned = await this.#scan(false);
-    const current = scanned.tree;
-    const filter = pathFilter(this.root, options.paths);
-    const skipped: { path: string; why: string }[] = [];
-    const writes: [string, FileInfo][] = [];
-    const deletes: string[] = [];
-    // Paths the snapshot could not read (files or whole folders): everything at or under them stays.
-    const unreadableThen = [...target.tree.files].filter(([, f]) => f.type === "u").map(([p]) => p);
-    const underUnreadable = (p: string) => unreadableThen.some((u) => p === u || p.startsWith(`${u}/`));
-    const ignoredNow = ignoredOnDisk(this.root, this.#extraIgnores);
-    for (const [path, f] of target.tree.files) {
-      if (!filter(path)) continue;
-      if (f.type === "x" || f.type === "u") {
-        skipped.push({ path, why: f.type === "x" ? "too large to have been stored" : "could not be read when the snapshot was taken" });
-        continue;
-      }
-      const now = current.files.get(path);
-      if (now && fileKey(now) === fileKey(f) && now.mode === f.mode) continue;
-      // What the walk cannot see or could not store must not be overwritten: its content is nowhere else.
-      if (now?.type === "x" || now?.type === "u") {
-        skipped.push({ path, why: now.type === "x" ? "too large now: left alone" : "unreadable now: left alone" });
-        continue;
-      }
-      if (!now && ignoredNow(path)) {
-        skipped.push({ path, why: "ignored now: left alone" });
-        continue;
-      }
-      if (f.type === "l") this.#checkLink(path, f.target ?? "");
-      writes.push([path, f]);
-    }
-    for (const [path, f] of current.files) {
-      if (!filter(path) || target.tree.files.has(path)) continue;
-      if (f.type === "x" || f.type === "u" || underUnreadable(path)) {
-        skipped.push({ path, why: f.type === "x" ? "too large: left alone" : "unreadable: left alone" });
-        continue;
-      }
-      deletes.push(path);
-    }
-    if (options.dryRun) return { safety: null, restored: null, written: writes.map(([p]) => p), deleted: deletes, skipped, dryRun: true };
+    const input = { root: this.root, target: targetTree, current: scanned.tree, filter: pathFilter(this.root, options.paths), extraIgnores: this.#extraIgnores };
+    const plan = planRestore(input);
+    const deleted = [...plan.deletes];
+    if (options.dryRun) return { safety: null, restored: null, written: plan.writes.map(([p]) => p), deleted, skipped: [...plan.skipped], dryRun: true };
     // The walk above is the safety snapshot's: the files have not been touched since.
-    const safety = ((await this.#snapshotLoop(`before restoring ${target.checkpoint.id.slice(0, 10)}`, { safety: true }, false, scanned)) as SnapshotResult).snapshot;
+    const safety = ((await this.#snapshotLoop(`before restoring ${checkpoint.id.slice(0, 10)}`, { safety: true }, false, scanned)) as SnapshotResult).snapshot;
     // The files change under this object now: no walk limited to a hint until it has walked them all again.
     this.#lastWalk = null;
     this.#lastWalkNo = ++this.#walks;
-    for (const path of deletes) this.#remove(path);
-    // Judged after the deletions, which may have removed an ignore file.
-    const ignoredAfter = ignoredOnDisk(this.root, this.#extraIgnores);
-    const dirs = [...target.tree.dirs.keys()].filter((d) => d !== "" && filter(d) && !underUnreadable(d) && !ignoredAfter(d, true));
-    // Folders the walk found as real folders are there (deletions remove files only).
-    for (const dir of dirs) if (!current.dirs.has(dir)) this.#ensureDir(dir);
-    const written: string[] = [];
-    for (const [path, f] of writes) {
-      const why = await this.#write(path, f, current.dirs);
-      if (why === null) written.push(path);
-      else skipped.push({ path, why });
-    }
-    // Directories the target does not have, left empty by the deletions, go too — except
-    // those under a path where the target has a file or symlink: that folder was either
-    // removed whole above, or is left alone (and a symlink now there must not be followed).
-    const underTargetFile = (d: string) => {
-      for (let i = d.indexOf("/"); i >= 0; i = d.indexOf("/", i + 1)) if (target.tree.files.has(d.slice(0, i))) return true;
-      return false;
-    };
-    for (const dir of [...current.dirs.keys()].filter((d) => d !== "" && filter(d) && !target.tree.dirs.has(d) && !target.tree.files.has(d) && !underTargetFile(d)).sort((a, b) => b.length - a.length)) {
-      try {
-        rmdirSync(join(this.root, dir));
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code !== "ENOTEMPTY" && code !== "EEXIST" && code !== "ENOENT" && code !== "ENOTDIR") throw e;
-      }
-    }
-    // Folder modes last, deepest first: a folder made read-only must not stop writes below it.
-    for (const dir of dirs.sort((a, b) => b.length - a.length)) {
-      const mode = target.tree.dirs.get(dir)?.mode;
-      if (mode !== undefined) chmodSync(join(this.root, dir), mode & 0o777);
-    }
+    const applied = await applyRestore({ ...input, plan, read: (hash) => readFileObject(this.#objects, hash) });
     // The restore is the agent's own change: its snapshot has no unknown changes.
-    const restored = (await this.snapshot(`restored ${target.checkpoint.id.slice(0, 10)}${options.paths?.length ? ` (${options.paths.join(", ")})` : ""}`, { trusted: true, tags: ["restore"] })).snapshot;
-    return { safety, restored, written, deleted: deletes, skipped, dryRun: false };
-  }
-
-  /** A symlink the restore would create must point inside the root. */
-  #checkLink(path: string, target: string): void {
-    const resolved = isAbsolute(target) ? normalize(target) : normalize(join(this.root, dirname(path), target));
-    if (resolved !== this.root && !resolved.startsWith(this.root + sep)) {
-      throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `the snapshot's symlink ${path} points outside the workspace (${target})`, {
-        hint: "nothing was written; restore other paths with -- PATHS",
-      });
-    }
-  }
-
-  /** The absolute path of `path`, after checking every directory on the way is a real one inside the root. */
-  #safePath(path: string): string {
-    const parts = path.split("/");
-    let at = this.root;
-    for (const part of parts.slice(0, -1)) {
-      at = join(at, part);
-      let st;
-      try {
-        st = lstatSync(at);
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code === "ENOENT") return join(this.root, path);
-        throw e;
-      }
-      if (st.isSymbolicLink()) {
-        throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `refusing to write ${path}: ${at} is a symlink, which could lead outside the workspace`, {
-          hint: "remove the symlink or restore other paths",
-        });
-      }
-    }
-    return join(this.root, path);
-  }
-
-  #ensureDir(dir: string): void {
-    const abs = this.#safePath(`${dir}/x`).slice(0, -2);
-    let st;
-    try {
-      st = lstatSync(abs);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-    }
-    if (st && !st.isDirectory()) unlinkSync(abs);
-    if (!st || !st.isDirectory()) mkdirSync(abs, { recursive: true });
-  }
-
-  #remove(path: string): void {
-    const abs = this.#safePath(path);
-    try {
-      unlinkSync(abs);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-    }
-  }
-
-  /**
-   * Writes one file or symlink; returns why it was left alone, or null when written.
-   * `walked`: the folders the restore's walk found (none of them ignored).
-   */
-  async #write(path: string, f: FileInfo, walked: ReadonlyMap<string, unknown>): Promise<string | null> {
-    const abs = this.#safePath(path);
-    mkdirSync(dirname(abs), { recursive: true });
-    let existing;
-    try {
-      existing = lstatSync(abs);
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-    }
-    // A folder where the snapshot has a file: removed only if nothing but empty folders the
-    // walk saw is left in it (the deletions above took its files); anything else in it is
-    // ignored (or new since the walk) and is not ours to remove.
-    if (existing?.isDirectory() && !this.#removeEmptyFolders(path, walked)) return "a folder with ignored content is in the way: left alone";
-    if (f.type === "l") {
-      if (existing && !existing.isDirectory()) unlinkSync(abs);
-      symlinkSync(f.target ?? "", abs);
-      return null;
-    }
-    const data = await readFileObject(this.#objects, f.hash);
-    // A short random name created exclusively: never follows a planted symlink, never too long.
-    const tmp = join(dirname(abs), `.forge-${randomBytes(6).toString("hex")}.tmp`);
-    const mode = f.mode & 0o777; // never setuid/setgid/sticky from a snapshot
-    writeFileSync(tmp, data, { mode, flag: "wx" });
-    chmodSync(tmp, mode);
-    renameSync(tmp, abs);
-    return null;
-  }
-
-  /**
-   * Removes folder `path` if it holds nothing but folders, at any depth, each of them one
-   * the walk saw (so none ignored); returns whether it is gone. Checked whole before
-   * anything is removed, so a folder that must stay is left exactly as it is; a symlink or
-   * any other entry in it makes it stay. Removal is by rmdir only, which never removes content.
-   */
-  #removeEmptyFolders(path: string, walked: ReadonlyMap<string, unknown>): boolean {
-    const order: string[] = [];
-    const check = (dir: string): boolean => {
-      if (!walked.has(dir)) return false; // ignored, or made since the walk
-      let names: string[];
-      try {
-        names = readdirSync(join(this.root, dir));
-      } catch {
-        return false;
-      }
-      for (const name of names) {
-        let st;
-        try {
-          st = lstatSync(join(this.root, dir, name), { throwIfNoEntry: false });
-        } catch {
-          return false;
-        }
-        if (st !== undefined && (!st.isDirectory() || !check(`${dir}/${name}`))) return false;
-      }
-      order.push(dir); // after everything under it: removed deepest first
-      return true;
-    };
-    if (!check(path)) return false;
-    for (const dir of order) {
-      try {
-        rmdirSync(this.#safePath(dir));
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === "ENOENT") continue;
-        if (code === "ENOTEMPTY" || code === "EEXIST") return false; // something appeared meanwhile
-        throw e;
-      }
-    }
-    return true;
+    const restored = (await this.snapshot(`restored ${checkpoint.id.slice(0, 10)}${options.paths?.length ? ` (${options.paths.join(", ")})` : ""}`, { trusted: true, tags: ["restore"] })).snapshot;
+    return { safety, restored, written: applied.written, deleted, skipped: [...plan.skipped, ...applied.skipped], dryRun: false };
   }
 
   /** Snapshots, newest first, with what each added to the store. */
@@ -807,10 +614,6 @@ function emptyTree(): Tree {
   return { files: new Map(), dirs: new Map([["", { mode: 0o755 }]]) };
 }
 
-/** What a file is, for comparison: its content hash, or a symlink's target. */
-function fileKey(f: FileInfo): string {
-  return f.type === "l" ? `l:${f.target ?? ""}` : f.type === "f" ? f.hash : `${f.type}:${f.size}`;
-}
 
 /** The changes from tree `a` to tree `b`; a deleted and a created file with the same content are a rename. */
 export function compareTrees(a: Tree, b: Tree): FileChange[] {

@@ -11,6 +11,7 @@
 // JSON.parse of the serializer's text would give.
 import { Buffer } from "node:buffer";
 import { DeltaSnapshot, JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
+import { setOwn } from "../../core/own.js";
 
 /** A value as a state holds it: parsed JSON, or the serializer's bytes with their type. */
 export type StoredValue = { readonly json: unknown } | { readonly type: string; readonly base64: string };
@@ -291,8 +292,3 @@ function samePlain(a: unknown, b: unknown, depth: number): boolean {
   return n === 0;
 }
 
-/** Sets an own property, also one named "__proto__". */
-function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-  else target[key] = value;
-}
