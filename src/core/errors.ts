@@ -19,6 +19,7 @@ export type ForgeErrorCode =
   | "INVALID_STORE_URL"
   | "STORE_UNAVAILABLE"
   | "STORE_LOCKED"
+  | "NOT_A_STORE"
   | "CORRUPT_OBJECT"
   | "MISSING_OBJECT"
   | "INVALID_BUNDLE"

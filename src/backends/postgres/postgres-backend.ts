@@ -72,6 +72,25 @@ const TYPES = {
     oid === 20 ? (v: string) => Number(v) : pg.types.getTypeParser(oid, format ?? "text")) as typeof pg.types.getTypeParser,
 };
 
+/**
+ * Refuses (NOT_A_STORE) a schema that holds tables or views but no forge_migrations: it
+ * belongs to another program. A new or empty schema, or one any Forge version made, passes.
+ */
+async function requireForgeSchema(client: Queryable, schema: string): Promise<void> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'f', 'v', 'm') ORDER BY c.relname`,
+    [schema],
+  );
+  const names = rows.map((r) => r.name);
+  if (names.length === 0 || names.includes("forge_migrations")) return;
+  throw new ForgeError(
+    "NOT_A_STORE",
+    `schema "${schema}" is not a Forge store (it holds ${names.length} table${names.length === 1 ? "" : "s"}, e.g. ${names.slice(0, 3).join(", ")}, and no forge_migrations)`,
+    { hint: "nothing was created; name a schema of Forge's own with ?schema=NAME in the store URL", data: { schema, tables: names.slice(0, 10) } },
+  );
+}
+
 export class PostgresBackend implements Backend {
   readonly url: string;
   readonly capabilities = { persistent: true, multiProcess: true } as const;
@@ -123,6 +142,8 @@ export class PostgresBackend implements Backend {
             // otherwise race on CREATE SCHEMA / CREATE TABLE IF NOT EXISTS.
             await client.query("BEGIN");
             await client.query("SELECT pg_advisory_xact_lock($1)", [lockKey]);
+            // Before anything is created: never add Forge's tables to another program's schema.
+            await requireForgeSchema(client, schema);
             await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
             await client.query("CREATE TABLE IF NOT EXISTS forge_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)");
             const done = (await client.query<{ v: number | null }>("SELECT max(version) AS v FROM forge_migrations")).rows[0]?.v ?? 0;

@@ -1,6 +1,10 @@
 // The PostgreSQL schema and its migrations, applied in order under an advisory lock and
-// recorded in forge_migrations. Tables are prefixed so a store can share a schema with an
-// application's own tables.
+// recorded in forge_migrations. A store is made only in a schema that is new, empty or
+// already Forge's (one with forge_migrations); tables are prefixed so an application's own
+// tables added to that schema later never clash with them.
+
+/** The marker row migration 3 puts in forge_meta: this schema is a Forge store. */
+const STORE_MARKER = { key: "store", value: "forge" } as const;
 
 export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE forge_meta (key text PRIMARY KEY, value text NOT NULL);
@@ -55,4 +59,6 @@ export const MIGRATIONS: readonly string[] = [
      created_at bigint NOT NULL,
      PRIMARY KEY (session_id, name)
    );`,
+  // 3: the schema says it is a Forge store, as a SQLite store's application_id does.
+  `INSERT INTO forge_meta (key, value) VALUES ('${STORE_MARKER.key}', '${STORE_MARKER.value}') ON CONFLICT (key) DO NOTHING;`,
 ];

@@ -2,7 +2,8 @@
 // Many processes may share one file; SQLite's write lock (BEGIN IMMEDIATE, with a busy
 // timeout) serialises their transactions.
 import Database from "better-sqlite3";
-import { mkdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { constants as fsConstants, copyFileSync, linkSync, mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { ForgeError } from "../../core/errors.js";
 import { Mutex } from "../../core/mutex.js";
@@ -20,7 +21,7 @@ import type {
   SessionRow,
   StoredObject,
 } from "../backend.js";
-import { migrate } from "./sqlite-schema.js";
+import { migrate, recogniseStoreFile, requireForgeTables } from "./sqlite-schema.js";
 import { SqliteWriter, WRITER_AVAILABLE } from "./sqlite-writer.js";
 
 type Db = Database.Database;
@@ -83,21 +84,17 @@ export class SqliteBackend implements Backend {
   }
 
   static open(path: string, options: SqliteOptions = {}): SqliteBackend {
-    let db: Db;
-    try {
-      if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
-      db = new Database(path, { timeout: options.busyTimeoutMs ?? 60_000 });
-      db.pragma("journal_mode = WAL");
-      db.pragma("synchronous = NORMAL");
-      db.pragma("foreign_keys = ON");
-      migrate(db);
-    } catch (e) {
-      throw new ForgeError("STORE_UNAVAILABLE", `cannot open SQLite store at ${path}: ${(e as Error).message}`, {
-        hint: "check that the path is writable and is a Forge store",
-        cause: e,
-      });
+    const timeoutMs = options.busyTimeoutMs ?? 60_000;
+    if (path === ":memory:") return new SqliteBackend("sqlite::memory:", openConnection(path, timeoutMs, "memory"), null);
+    // Decided from the file's first bytes before SQLite opens it: SQLite would make an empty
+    // file a store, and add tables and WAL mode to another program's database.
+    let kind = recogniseStoreFile(path);
+    if (kind === "absent") {
+      wrapOpenErrors(path, () => createStoreFile(path, timeoutMs));
+      kind = recogniseStoreFile(path);
+      if (kind === "absent") throw new ForgeError("STORE_UNAVAILABLE", `the SQLite store at ${path} vanished while it was being created`, { hint: "try again" });
     }
-    return new SqliteBackend(`sqlite:${path}`, db, path === ":memory:" ? null : { path, timeoutMs: options.busyTimeoutMs ?? 60_000 });
+    return new SqliteBackend(`sqlite:${path}`, openConnection(path, timeoutMs, kind), { path, timeoutMs });
   }
 
   putObjects(objects: readonly StoredObject[]): Promise<number> {
@@ -177,6 +174,77 @@ export class SqliteBackend implements Backend {
       await this.#writer?.close();
       this.#writer = undefined;
       if (this.#db.open) this.#db.close();
+    });
+  }
+}
+
+/**
+ * The connection to a recognised store (or ":memory:"). A legacy store's tables are checked
+ * before anything is written; the mark migrate() gives it is checkpointed into the main
+ * file at once, so other processes recognise it from its header while this one runs.
+ */
+function openConnection(path: string, timeoutMs: number, kind: "memory" | "forge" | "legacy"): Db {
+  return wrapOpenErrors(path, () => {
+    const db = new Database(path, { timeout: timeoutMs, fileMustExist: kind !== "memory" });
+    try {
+      if (kind === "legacy") requireForgeTables(db, path);
+      db.pragma("journal_mode = WAL");
+      db.pragma("synchronous = NORMAL");
+      db.pragma("foreign_keys = ON");
+      migrate(db);
+      if (kind === "legacy") db.pragma("wal_checkpoint(PASSIVE)");
+      return db;
+    } catch (e) {
+      db.close();
+      throw e;
+    }
+  });
+}
+
+/**
+ * Creates a store at `path` whole: built under a name of its own beside it (schema and
+ * application_id first, then WAL mode, all in the main file once closed), then linked into
+ * place. Processes that open a new store at once never see a half-made file (which would
+ * look empty, not a store); the first link wins and the others open that store.
+ */
+function createStoreFile(path: string, timeoutMs: number): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const building = `${path}.${process.pid}-${randomBytes(4).toString("hex")}.creating`;
+  try {
+    const db = new Database(building, { timeout: timeoutMs });
+    try {
+      migrate(db);
+      db.pragma("journal_mode = WAL");
+    } finally {
+      db.close();
+    }
+    try {
+      linkSync(building, path);
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === "EEXIST") return;
+      // File systems without hard links: copying never replaces a file, but is not atomic.
+      if (code !== "EPERM" && code !== "ENOTSUP" && code !== "ENOSYS") throw e;
+      try {
+        copyFileSync(building, path, fsConstants.COPYFILE_EXCL);
+      } catch (e2) {
+        if ((e2 as { code?: string }).code !== "EEXIST") throw e2;
+      }
+    }
+  } finally {
+    rmSync(building, { force: true });
+  }
+}
+
+/** SQLite and file-system failures as STORE_UNAVAILABLE naming the path; NOT_A_STORE passes through. */
+function wrapOpenErrors<T>(path: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof ForgeError && e.code === "NOT_A_STORE") throw e;
+    throw new ForgeError("STORE_UNAVAILABLE", `cannot open SQLite store at ${path}: ${(e as Error).message}`, {
+      hint: "check that the path is writable and is a Forge store",
+      cause: e,
     });
   }
 }

@@ -1,6 +1,18 @@
 // The SQLite schema and its migrations, applied in order; PRAGMA user_version records how far.
-import type Database from "better-sqlite3";
+// Also how a Forge store file is told apart from any other file before SQLite touches it.
+import Database from "better-sqlite3";
+import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { ForgeError } from "../../core/errors.js";
+
+/**
+ * PRAGMA application_id of a Forge store: the ASCII of "FRGE" (0x46524745), big-endian at
+ * offset 68 of the file header. Set when a store is created, so an existing file can be
+ * recognised from its first 100 bytes without opening it.
+ */
+const FORGE_APPLICATION_ID = 0x46524745;
+
+/** The tables every Forge store has had since migration 1. */
+const FORGE_TABLES = ["meta", "objects", "sessions", "checkpoints", "refs"] as const;
 
 const MIGRATIONS: readonly string[] = [
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -65,11 +77,118 @@ export function migrate(db: Database.Database): void {
       hint: "upgrade forge-reasoning",
     });
   }
-  if (version === MIGRATIONS.length) return;
+  if (version === MIGRATIONS.length && db.pragma("application_id", { simple: true }) === FORGE_APPLICATION_ID) return;
   db.transaction(() => {
     // Another process may have migrated while this one waited for the lock.
     const now = db.pragma("user_version", { simple: true }) as number;
     for (let v = now; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v] as string);
     db.pragma(`user_version = ${MIGRATIONS.length}`);
+    // Stores written before the mark existed get it here, with their first migration or on their first open.
+    db.pragma(`application_id = ${FORGE_APPLICATION_ID}`);
   }).immediate();
+}
+
+/**
+ * What an existing path holds, read from its first 100 bytes with plain `fs` (SQLite, which
+ * would add `-wal`/`-shm` files, change the journal mode or create tables, is not used):
+ * "absent" (nothing there yet), "forge" (marked as a Forge store), or "legacy" (no mark, but
+ * the signature of a store written by a Forge before the mark: the caller must confirm its
+ * tables with `requireForgeTables` before writing anything). Anything else is NOT_A_STORE.
+ */
+export function recogniseStoreFile(path: string): "absent" | "forge" | "legacy" {
+  let header: Buffer;
+  try {
+    const fd = openSync(path, "r");
+    try {
+      header = Buffer.alloc(100);
+      header = header.subarray(0, readSync(fd, header, 0, 100, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    if ((e as { code?: string }).code === "ENOENT") return "absent";
+    throw new ForgeError("STORE_UNAVAILABLE", `cannot read ${path}: ${(e as Error).message}`, {
+      hint: "check that the path names a readable file",
+      cause: e,
+    });
+  }
+  if (header.length === 0) throw notAStore(path, `${path} is an empty file, not a Forge store`);
+  if (header.length < 100 || !header.subarray(0, 16).equals(SQLITE_MAGIC)) {
+    throw notAStore(path, `${path} is not a Forge store (not a SQLite database)`);
+  }
+  const applicationId = header.readUInt32BE(68);
+  if (applicationId === FORGE_APPLICATION_ID) return "forge";
+  const userVersion = header.readUInt32BE(60);
+  const wal = header[18] === 2 && header[19] === 2;
+  // A store whose creating process still runs (or died) before its first WAL checkpoint
+  // has user_version 0 in the main file; its schema is in the -wal file beside it.
+  const migrated = (userVersion >= 1 && userVersion <= MIGRATIONS.length) || (userVersion === 0 && walHasFrames(path));
+  if (applicationId === 0 && wal && migrated) return "legacy";
+  throw foreign(path, applicationId, tablesOfCopy(path));
+}
+
+/** Refuses (NOT_A_STORE) a legacy-looking file that lacks Forge's tables; only reads. */
+export function requireForgeTables(db: Database.Database, path: string): void {
+  const names = tableNames(db);
+  if (FORGE_TABLES.some((t) => !names.includes(t))) throw foreign(path, 0, names);
+}
+
+const SQLITE_MAGIC = Buffer.from("SQLite format 3\0", "latin1");
+/** At most this much of a foreign file is copied into memory to name its tables. */
+const DESCRIBE_MAX_BYTES = 32 * 1024 * 1024;
+
+function foreign(path: string, applicationId: number, tables: readonly string[] | Error): ForgeError {
+  const listed = tables instanceof Error
+    ? `its tables could not be listed: ${tables.message}`
+    : tables.length === 0
+      ? "no tables"
+      : `${tables.length} table${tables.length === 1 ? "" : "s"}, e.g. ${tables.slice(0, 3).join(", ")}`;
+  return notAStore(path, `${path} is not a Forge store (another program's SQLite database: application_id ${hex32(applicationId)}, ${listed})`);
+}
+
+function notAStore(path: string, message: string): ForgeError {
+  return new ForgeError("NOT_A_STORE", message, {
+    hint: "nothing was changed; give the store a path of its own",
+    data: { path },
+  });
+}
+
+function walHasFrames(path: string): boolean {
+  return existsSync(`${path}-wal`) && statSync(`${path}-wal`).size > 32;
+}
+
+function hex32(n: number): string {
+  return `0x${n.toString(16).padStart(8, "0")}`;
+}
+
+function tableNames(db: Database.Database): string[] {
+  return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY rowid").all() as { name: string }[]).map((r) => r.name);
+}
+
+/**
+ * The tables of a foreign file, read from a copy in memory (of its start, when it is big):
+ * opening the file itself could create files beside it or run a WAL checkpoint into it.
+ */
+function tablesOfCopy(path: string): string[] | Error {
+  try {
+    const fd = openSync(path, "r");
+    let copy: Buffer;
+    try {
+      copy = Buffer.alloc(Math.min(fstatSync(fd).size, DESCRIBE_MAX_BYTES));
+      copy = copy.subarray(0, readSync(fd, copy, 0, copy.length, 0));
+    } finally {
+      closeSync(fd);
+    }
+    // An in-memory database cannot be in WAL mode: mark the copy's header as rollback-journal.
+    copy[18] = 1;
+    copy[19] = 1;
+    const db = new Database(copy, { readonly: true });
+    try {
+      return tableNames(db);
+    } finally {
+      db.close();
+    }
+  } catch (e) {
+    return e as Error;
+  }
 }
