@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ForgeError } from "./errors.js";
+import { setOwn } from "./own.js";
 
 export const FORGE_DIR = ".forge";
 export const DEFAULT_DB = "forge.db";
@@ -92,8 +93,9 @@ export function resolveSessionName(explicit: string | undefined): string {
 export function readEnv(names: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const n of names) {
-    const v = process.env[n];
-    if (v !== undefined) out[n] = v;
+    // Own variables only: process.env["constructor"] is Object's constructor, not a variable.
+    const v = Object.hasOwn(process.env, n) ? process.env[n] : undefined;
+    if (v !== undefined) setOwn(out, n, v);
   }
   return out;
 }

@@ -3,6 +3,7 @@
 // timeline as resources, instead of shelling out to the CLI and parsing its text.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { VERSION } from "../cli/version.js";
 import { checkpointJson } from "../timeline/types.js";
 import { McpContext, errorText, plain, type McpOptions } from "./context.js";
@@ -58,7 +59,30 @@ export async function serveStdio(options: McpOptions = {}): Promise<void> {
     process.stdin.once("end", () => resolve());
   });
   await server.connect(transport);
+  refusePrototypeKeyArguments(transport);
   await closed;
   await server.close().catch(() => undefined);
   await context.close();
+}
+
+/** A tool's argument no schema can see: the SDK reads arguments with z.record, which drops it. */
+const UNSEEN_ARGUMENT = "__proto__";
+
+/**
+ * Answers a tool call with an argument named "__proto__" as the strict schemas answer any
+ * argument a tool does not know — a tool error naming it — instead of letting the SDK drop
+ * it silently and run the tool without it. Every other message goes on to the server.
+ */
+function refusePrototypeKeyArguments(transport: StdioServerTransport): void {
+  const deliver = transport.onmessage;
+  transport.onmessage = (message: JSONRPCMessage) => {
+    const m = message as { method?: unknown; id?: unknown; params?: { name?: unknown; arguments?: unknown } };
+    const args = m.params?.arguments;
+    if (m.method === "tools/call" && (typeof m.id === "string" || typeof m.id === "number") && typeof args === "object" && args !== null && Object.hasOwn(args, UNSEEN_ARGUMENT)) {
+      const text = `forge: unknown argument "${UNSEEN_ARGUMENT}" of tool ${JSON.stringify(m.params?.name)}: no tool takes an argument by that name`;
+      transport.send({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text }], isError: true } }).catch((e: unknown) => transport.onerror?.(e as Error));
+      return;
+    }
+    deliver?.(message);
+  };
 }

@@ -40,6 +40,14 @@ const pageDir = (): URL => PAGE_DIRS.find((d) => existsSync(fileURLToPath(new UR
 const name = z.string().min(1).max(128);
 const ref = z.string().min(1).max(200);
 const restoreBody = z.object({ ref, linear: z.boolean().default(false) }).strict();
+/**
+ * A JSON object, kept as parsed: every key ("__proto__" included) stays an own key of it.
+ * Not z.record, which drops a "__proto__" key silently (and copies the object to do it).
+ */
+const jsonObject = z.custom<Record<string, unknown>>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype,
+  "expected a JSON object",
+);
 
 export function createApp(store: Store, options: AppOptions): Hono {
   const app = new Hono();
@@ -134,7 +142,7 @@ export function createApp(store: Store, options: AppOptions): Hono {
 
   app.post("/api/sessions/:name/messages", async (c) => {
     const convo = await conversation(store, param(c, "name", name));
-    const body = await jsonBody(c, z.object({ message: z.record(z.string(), z.unknown()) }).strict());
+    const body = await jsonBody(c, z.object({ message: jsonObject }).strict());
     return c.json(await convo.append(body.message));
   });
 

@@ -4,6 +4,7 @@
 // mapChatMessagesToStoredMessages. `additional_kwargs` maps to `additionalKwargs`; every
 // other LangChain field (response_metadata, usage_metadata, artifact, status,
 // invalid_tool_calls, …) is kept in `extra` under its LangChain name.
+import { getOwn, setOwn } from "../../core/own.js";
 import { contentField, failer, isPlainObject, jsonCopy, kindOf, objectField, parseArguments, stringField, type Fail, type Message, type Role, type ToolCall } from "./model.js";
 
 /** `toJSON()` of a LangChain message. */
@@ -69,7 +70,7 @@ export function fromLangChain(v: unknown, index: number, where = ""): Message {
     const s = v as Record<string, unknown>;
     const id = s["id"] as unknown[];
     const cls = id[id.length - 1];
-    const t = typeof cls === "string" ? CLASS_TYPES[cls] : undefined;
+    const t = typeof cls === "string" ? (getOwn(CLASS_TYPES, cls) as LangChainType | undefined) : undefined;
     if (t === undefined) return fail("id", `${JSON.stringify(cls)} is not a LangChain message class this can read (${Object.keys(CLASS_TYPES).filter((c) => !c.endsWith("Chunk")).join(", ")})`);
     if (!isPlainObject(s["kwargs"])) return fail("kwargs", `kwargs must be an object, not ${kindOf(s["kwargs"])}`);
     type = t;
@@ -78,7 +79,7 @@ export function fromLangChain(v: unknown, index: number, where = ""): Message {
   } else if (isLangChainStored(v)) {
     const s = v as Record<string, unknown>;
     const t = s["type"] as string;
-    if (!(t in TYPE_CLASSES) && t !== "generic") return fail("type", `type ${JSON.stringify(t)} is not a LangChain message type (human, ai, system, tool, function, generic)`);
+    if (!Object.hasOwn(TYPE_CLASSES, t) && t !== "generic") return fail("type", `type ${JSON.stringify(t)} is not a LangChain message type (human, ai, system, tool, function, generic)`);
     type = t as LangChainType;
     fields = s["data"] as Record<string, unknown>;
     at = "data.";
@@ -93,7 +94,7 @@ function fromFields(type: LangChainType, f: Record<string, unknown>, at: string,
   let role: Role;
   if (type === "generic") {
     const r = f["role"];
-    const mapped = typeof r === "string" ? GENERIC_ROLES[r] : undefined;
+    const mapped = typeof r === "string" ? (getOwn(GENERIC_ROLES, r) as Role | undefined) : undefined;
     if (mapped === undefined) return fail(`${at}role`, `ChatMessage role ${JSON.stringify(r)} has no counterpart here (use one of ${Object.keys(GENERIC_ROLES).join(", ")})`);
     role = mapped;
     own.add("role");
@@ -128,7 +129,7 @@ function fromFields(type: LangChainType, f: Record<string, unknown>, at: string,
     if (own.has(k) || x === undefined) continue;
     // LangChain writes these on every message; empty ones carry nothing.
     if ((k === "response_metadata" && isPlainObject(x) && Object.keys(x).length === 0) || (k === "invalid_tool_calls" && Array.isArray(x) && x.length === 0)) continue;
-    extra[k] = jsonCopy(x, `${at}${k}`, fail);
+    setOwn(extra, k, jsonCopy(x, `${at}${k}`, fail));
   }
   if (Object.keys(extra).length > 0) out.extra = extra;
   return out;
@@ -144,7 +145,7 @@ function fromLangChainToolCall(v: unknown, field: string, fail: Fail): ToolCall 
   const extra: Record<string, unknown> = {};
   for (const [k, x] of Object.entries(v)) {
     if (k === "id" || k === "name" || k === "args" || x === undefined || (k === "type" && x === "tool_call")) continue;
-    extra[k] = jsonCopy(x, `${field}.${k}`, fail);
+    setOwn(extra, k, jsonCopy(x, `${field}.${k}`, fail));
   }
   if (Object.keys(extra).length > 0) call.extra = extra;
   return call;

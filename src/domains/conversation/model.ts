@@ -3,6 +3,7 @@
 // by hand (no schema library on the path of every append), with errors that name the
 // message's index and the field that is wrong.
 import { ForgeError } from "../../core/errors.js";
+import { setOwn } from "../../core/own.js";
 
 export const ROLES = ["system", "user", "assistant", "tool"] as const;
 export type Role = (typeof ROLES)[number];
@@ -120,8 +121,9 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 
 /**
  * A deep copy of `v` if it is plain JSON (objects, arrays, strings, finite numbers,
- * booleans, null); properties whose value is `undefined` are dropped, as JSON does.
- * Anything else fails at `field` with the path to the bad value.
+ * booleans, null); properties whose value is `undefined` are dropped, as JSON does. Every
+ * key ("__proto__" too) is an own key of the copy. Anything else fails at `field` with the
+ * path to the bad value.
  */
 export function jsonCopy(v: unknown, field: string, fail: Fail): unknown {
   if (v === null || typeof v === "string" || typeof v === "boolean") return v;
@@ -132,7 +134,7 @@ export function jsonCopy(v: unknown, field: string, fail: Fail): unknown {
   if (Array.isArray(v)) return v.map((x, i) => (x === undefined ? fail(`${field}[${i}]`, `${field}[${i}] is undefined`) : jsonCopy(x, `${field}[${i}]`, fail)));
   if (isPlainObject(v)) {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) if (x !== undefined) out[k] = jsonCopy(x, `${field}.${k}`, fail);
+    for (const [k, x] of Object.entries(v)) if (x !== undefined) setOwn(out, k, jsonCopy(x, `${field}.${k}`, fail));
     return out;
   }
   return fail(field, `${field} is ${kindOf(v)}, not JSON`);

@@ -2,6 +2,7 @@
 // user, assistant, tool and the legacy function; tool calls with their arguments as JSON
 // text; every other field of a message carried in `additionalKwargs` (LangChain's place
 // for them too), so a round trip gives the same messages back.
+import { setOwn } from "../../core/own.js";
 import {
   contentField,
   failer,
@@ -52,7 +53,7 @@ export function fromOpenAI(v: unknown, index: number, where = ""): Message {
   }
   const r = role as OpenAIRole;
   const extra: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) if (!OWN_FIELDS.has(k) && x !== undefined) extra[k] = jsonCopy(x, k, fail);
+  for (const [k, x] of Object.entries(v)) if (!OWN_FIELDS.has(k) && x !== undefined) setOwn(extra, k, jsonCopy(x, k, fail));
 
   // An assistant that only calls tools may send content null, or leave it out.
   if (r !== "assistant" && !("content" in v)) fail("content", "content is missing");
@@ -92,9 +93,9 @@ function fromOpenAIToolCall(v: unknown, field: string, fail: Fail): ToolCall {
   if (v["id"] !== undefined) call.id = stringField(v["id"], `${field}.id`, fail, { nonEmpty: true });
   if (args === undefined || !isCanonicalArguments(text, args)) call.argumentsText = text;
   const extra: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) if (k !== "id" && k !== "type" && k !== "function" && x !== undefined) extra[k] = jsonCopy(x, `${field}.${k}`, fail);
+  for (const [k, x] of Object.entries(v)) if (k !== "id" && k !== "type" && k !== "function" && x !== undefined) setOwn(extra, k, jsonCopy(x, `${field}.${k}`, fail));
   const fnExtra: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(fn)) if (k !== "name" && k !== "arguments" && x !== undefined) fnExtra[k] = jsonCopy(x, `${field}.function.${k}`, fail);
+  for (const [k, x] of Object.entries(fn)) if (k !== "name" && k !== "arguments" && x !== undefined) setOwn(fnExtra, k, jsonCopy(x, `${field}.function.${k}`, fail));
   if (Object.keys(fnExtra).length > 0) extra["function"] = fnExtra;
   if (Object.keys(extra).length > 0) call.extra = extra;
   return {
@@ -115,8 +116,9 @@ export function toOpenAI(m: Message): OpenAIMessage {
   if (m.toolCalls !== undefined) out.tool_calls = m.toolCalls.map(toOpenAIToolCall);
   if (m.toolCallId !== undefined) out.tool_call_id = m.toolCallId;
   for (const [k, x] of Object.entries(m.additionalKwargs ?? {})) {
-    if (k === OPENAI_ROLE_KEY || k in out) continue;
-    out[k] = structuredClone(x);
+    // Own fields only: `k in out` would also skip "constructor", "toString", … (inherited).
+    if (k === OPENAI_ROLE_KEY || Object.hasOwn(out, k)) continue;
+    setOwn(out as Record<string, unknown>, k, structuredClone(x));
   }
   return out;
 }

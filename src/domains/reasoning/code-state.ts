@@ -2,6 +2,7 @@
 // untracked files, and chosen environment variables — never secrets unless asked.
 import { spawnSync } from "node:child_process";
 import { InvalidArgumentError } from "../../core/errors.js";
+import { setOwn } from "../../core/own.js";
 import type { CodeState } from "./model.js";
 
 /** Names that look like they hold secrets; refused unless `allowSecrets`. */
@@ -31,7 +32,7 @@ export function captureCodeState(options: CaptureOptions): CodeState {
     if (isSecretName(name) && !options.allowSecrets) {
       throw new InvalidArgumentError(`refusing to record ${name}: it looks like a secret`, "leave it out, or pass --allow-secrets if it truly is not one");
     }
-    env[name] = value;
+    setOwn(env, name, value); // a variable may be named "__proto__": it stays an entry
   }
   const top = git(options.cwd, ["rev-parse", "--show-toplevel"]);
   if (!top.ok) {

@@ -15,6 +15,7 @@
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { InvalidArgumentError } from "../../core/errors.js";
+import { getOwn } from "../../core/own.js";
 import { ReasoningSession } from "../../domains/reasoning/reasoning-session.js";
 import { openConfiguredWorkspace, type WorkspaceLocation } from "../../domains/workspace/configured.js";
 import { STRATEGIES, type Strategy } from "../../domains/workspace/names.js";
@@ -63,6 +64,20 @@ export interface HookReport {
   readonly warnings: readonly string[];
 }
 
+/** The fields of HookInput, the only ones read from a host's input. */
+const INPUT_FIELDS = [
+  "session_id",
+  "transcript_path",
+  "cwd",
+  "hook_event_name",
+  "trigger",
+  "source",
+  "tool_name",
+  "tool_input",
+  "tool_response",
+  "stop_hook_active",
+] as const satisfies readonly (keyof HookInput)[];
+
 /** Parses a hook's stdin: empty is {}; anything but a JSON object is an error naming it. */
 export function parseHookInput(text: string): HookInput {
   if (text.trim() === "") return {};
@@ -73,7 +88,14 @@ export function parseHookInput(text: string): HookInput {
     throw new InvalidArgumentError(`the hook input is not JSON: ${(e as Error).message}`, "the host sends one JSON object on stdin; nothing else is read");
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) throw new InvalidArgumentError("the hook input is not a JSON object");
-  return value as HookInput;
+  // The input's own fields, by name: a key such as "__proto__" stays data that no lookup of
+  // a field reaches, and a field the input lacks is never found on a prototype.
+  const input: Record<string, unknown> = {};
+  for (const k of INPUT_FIELDS) {
+    const v = getOwn(value, k);
+    if (v !== undefined) input[k] = v;
+  }
+  return input as HookInput;
 }
 
 /** The host's working folder from its input, if it names one that exists. */
@@ -84,13 +106,13 @@ export function hookCwd(input: HookInput): string | undefined {
 
 /** Paths an edit tool changed, from its input (Edit, Write, MultiEdit, NotebookEdit and the like). */
 export function editedPaths(input: HookInput): string[] {
-  const ti = input.tool_input ?? {};
+  const ti: object = typeof input.tool_input === "object" && input.tool_input !== null ? input.tool_input : {};
   const out = new Set<string>();
   for (const key of ["file_path", "notebook_path", "path"]) {
-    const v = ti[key];
+    const v = getOwn(ti, key);
     if (typeof v === "string" && v !== "") out.add(v);
   }
-  const paths = ti["paths"];
+  const paths = getOwn(ti, "paths");
   if (Array.isArray(paths)) for (const p of paths) if (typeof p === "string" && p !== "") out.add(p);
   return [...out];
 }

@@ -44,6 +44,7 @@ import {
 import { isDeepStrictEqual } from "node:util";
 import { ForgeError, InvalidArgumentError } from "../../core/errors.js";
 import { checkName } from "../../core/ids.js";
+import { getOwn, setOwn } from "../../core/own.js";
 import { openStore, type OpenOptions, type Store } from "../../timeline/store.js";
 import { checkThreadId, describe, readOptionalTarget, readSelection, readTarget } from "./config.js";
 import { CHANNEL_PREFIX, ENTRY_FORMAT, buildEntry, inLangGraphOrder, mergeWrites, parseEntry, withWrites, type ChannelVersion, type EntryContent, type StoredWrite } from "./entry.js";
@@ -166,16 +167,18 @@ export class ForgeSaver extends BaseCheckpointSaver {
         const carried = new Set<string>();
         for (const name of new Set([...Object.keys(versionsNow), ...fresh.keys()])) {
           const own = fresh.get(name);
-          const version = versionsNow[name] ?? (newVersions[name] as ChannelVersion);
+          // Channel names are keys: own lookups and own definitions, so a channel named
+          // "constructor" or "__proto__" is a channel like any other.
+          const version = (getOwn(versionsNow, name) ?? getOwn(newVersions ?? {}, name)) as ChannelVersion;
           if (own !== undefined) {
             channels.set(name, own);
-            versions[name] = version;
+            setOwn(versions, name, version);
             continue;
           }
           const inherited = from?.channels.get(name);
-          if (inherited !== undefined && version !== undefined && from?.head.versions[name] === version) {
+          if (inherited !== undefined && version !== undefined && from && getOwn(from.head.versions, name) === version) {
             channels.set(name, inherited);
-            versions[name] = version;
+            setOwn(versions, name, version);
             carried.add(CHANNEL_PREFIX + name);
           }
         }
@@ -292,7 +295,7 @@ export class ForgeSaver extends BaseCheckpointSaver {
       }
       const out: Record<string, DeltaChannelHistory> = {};
       for (const name of channels) {
-        out[name] = { writes: (collected.get(name) ?? []).reverse(), ...(seeds.has(name) && { seed: seeds.get(name) }) };
+        setOwn(out, name, { writes: (collected.get(name) ?? []).reverse(), ...(seeds.has(name) && { seed: seeds.get(name) }) });
       }
       return out;
     });
@@ -354,7 +357,7 @@ export class ForgeSaver extends BaseCheckpointSaver {
     const stored = Object.hasOwn(info, "metadata") ? { json: info.metadata } : (await this.#entry(log, info)).metadata;
     const metadata = stored === null ? {} : await codec.revive(stored);
     if (typeof metadata !== "object" || metadata === null) return false;
-    return wanted.every(([key, value]) => isDeepStrictEqual((metadata as Record<string, unknown>)[key], value));
+    return wanted.every(([key, value]) => isDeepStrictEqual(getOwn(metadata, key), value));
   }
 
   async #tuple(log: ThreadLog, index: ThreadIndex, info: EntryInfo): Promise<CheckpointTuple> {
@@ -368,7 +371,7 @@ export class ForgeSaver extends BaseCheckpointSaver {
       Promise.all(inLangGraphOrder(entry.writes).map(async (w): Promise<CheckpointPendingWrite> => [w.task, w.channel, await codec.revive(w.value)])),
     ]);
     const channelValues: Record<string, unknown> = {};
-    names.forEach((n, i) => (channelValues[n] = values[i]));
+    names.forEach((n, i) => setOwn(channelValues, n, values[i]));
     const checkpoint = { ...(rest as Omit<Checkpoint, "channel_values">), channel_values: channelValues };
     const { threadId } = log;
     const ns = info.ns;
