@@ -2,11 +2,13 @@
 // recorded in forge_migrations. A store is made only in a schema that is new, empty or
 // already Forge's (one with forge_migrations); tables are prefixed so an application's own
 // tables added to that schema later never clash with them.
+import { ForgeError } from "../../core/errors.js";
+import type { Queryable } from "./postgres-connection.js";
 
 /** The marker row migration 3 puts in forge_meta: this schema is a Forge store. */
 const STORE_MARKER = { key: "store", value: "forge" } as const;
 
-export const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly string[] = [
   `CREATE TABLE forge_meta (key text PRIMARY KEY, value text NOT NULL);
    CREATE TABLE forge_objects (
      hash bytea PRIMARY KEY,
@@ -62,3 +64,53 @@ export const MIGRATIONS: readonly string[] = [
   // 3: the schema says it is a Forge store, as a SQLite store's application_id does.
   `INSERT INTO forge_meta (key, value) VALUES ('${STORE_MARKER.key}', '${STORE_MARKER.value}') ON CONFLICT (key) DO NOTHING;`,
 ];
+
+/**
+ * Makes `schema` a Forge store of the current version: refuses another program's schema,
+ * then creates what is missing and applies the migrations not yet applied, all in one
+ * transaction under the store's advisory lock `lockKey`. Statement failures come out raw,
+ * for the caller's retry to judge.
+ */
+export async function migrate(client: Queryable, schema: string, lockKey: string): Promise<void> {
+  try {
+    // Under the store's lock: two processes opening a new store at once would
+    // otherwise race on CREATE SCHEMA / CREATE TABLE IF NOT EXISTS.
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock($1)", [lockKey]);
+    // Before anything is created: never add Forge's tables to another program's schema.
+    await requireForgeSchema(client, schema);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+    await client.query("CREATE TABLE IF NOT EXISTS forge_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)");
+    const done = (await client.query<{ v: number | null }>("SELECT max(version) AS v FROM forge_migrations")).rows[0]?.v ?? 0;
+    if (done > MIGRATIONS.length) {
+      throw new ForgeError("STORE_UNAVAILABLE", `the store's schema (version ${done}) is newer than this Forge knows (${MIGRATIONS.length})`, { hint: "upgrade forge-reasoning" });
+    }
+    for (let v = done; v < MIGRATIONS.length; v++) {
+      await client.query(MIGRATIONS[v] as string);
+      await client.query("INSERT INTO forge_migrations (version, applied_at) VALUES ($1, $2)", [v + 1, Date.now()]);
+    }
+    await client.query("COMMIT");
+  } catch (e) {
+    await client.query("ROLLBACK").catch(() => undefined);
+    throw e;
+  }
+}
+
+/**
+ * Refuses (NOT_A_STORE) a schema that holds tables or views but no forge_migrations: it
+ * belongs to another program. A new or empty schema, or one any Forge version made, passes.
+ */
+async function requireForgeSchema(client: Queryable, schema: string): Promise<void> {
+  const { rows } = await client.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = $1 AND c.relkind IN ('r', 'p', 'f', 'v', 'm') ORDER BY c.relname`,
+    [schema],
+  );
+  const names = rows.map((r) => r.name);
+  if (names.length === 0 || names.includes("forge_migrations")) return;
+  throw new ForgeError(
+    "NOT_A_STORE",
+    `schema "${schema}" is not a Forge store (it holds ${names.length} table${names.length === 1 ? "" : "s"}, e.g. ${names.slice(0, 3).join(", ")}, and no forge_migrations)`,
+    { hint: "nothing was created; name a schema of Forge's own with ?schema=NAME in the store URL", data: { schema, tables: names.slice(0, 10) } },
+  );
+}

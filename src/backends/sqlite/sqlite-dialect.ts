@@ -1,0 +1,19 @@
+// SQLite's side of the shared SQL layer: plain table names, `?` marks, JSON kept as text,
+// lists passed as one JSON array and read back with json_each.
+import type { ListKind, SqlDialect } from "../sql/dialect.js";
+
+export const sqliteDialect: SqlDialect = Object.freeze({
+  tables: Object.freeze({ meta: "meta", objects: "objects", sessions: "sessions", checkpoints: "checkpoints", refs: "refs", milestones: "milestones" }),
+  placeholders: (sql: string) => sql,
+  readJson: (value: unknown) => JSON.parse(value as string) as unknown,
+  jsonArrayHas: (column: string) => `EXISTS (SELECT 1 FROM json_each(${column}) WHERE value = ?)`,
+  inList: (column: string, kind: ListKind) => `${column} IN (SELECT ${kind === "hash" ? "unhex(value)" : "value"} FROM json_each(?))`,
+  listParam: (values: readonly string[]) => JSON.stringify(values),
+  // One JSON text holds any number: a list is never cut.
+  maxListLength: Number.POSITIVE_INFINITY,
+  constraintViolation(error: unknown): "unique" | "other" | undefined {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code !== "string" || !code.startsWith("SQLITE_CONSTRAINT")) return undefined;
+    return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" ? "unique" : "other";
+  },
+});
