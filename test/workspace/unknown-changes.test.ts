@@ -151,6 +151,17 @@ describe("changes made outside the agent", () => {
     expect((await ws.status()).unknown).toEqual(["a.txt"]);
   });
 
+  it("vouches for the agent's edits of files named __proto__ and constructor, as of any file", async () => {
+    const b = await workspaceBench();
+    put(b.root, "keep.txt", "k\n");
+    await b.ws.snapshot("base");
+    put(b.root, "__proto__", "agent's\n");
+    put(b.root, "constructor", "agent's too\n");
+    await b.ws.recordEdit(["__proto__", "constructor"]);
+    put(b.root, "hasOwnProperty", "from outside\n");
+    expect((await b.ws.status()).unknown).toEqual(["hasOwnProperty"]);
+  });
+
   it("refuses to record an edit of a path outside the workspace", async () => {
     const { ws, parent } = await workspaceBench();
     await rejectsWith(ws.recordEdit([join(parent, "elsewhere.txt")]), "PATH_OUTSIDE_WORKSPACE");

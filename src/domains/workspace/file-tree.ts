@@ -23,6 +23,11 @@ export interface FileInfo {
   readonly target?: string;
 }
 
+/** A file's identity for comparison: its content hash, or a symlink's target. */
+export function fileKey(f: FileInfo): string {
+  return f.type === "l" ? `l:${f.target ?? ""}` : f.type === "f" ? f.hash : `${f.type}:${f.size}`;
+}
+
 export interface DirInfo {
   readonly mode: number;
   /**

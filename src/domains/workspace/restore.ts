@@ -9,7 +9,7 @@ import { isAbsolute, join, sep } from "node:path";
 import { ForgeError } from "../../core/errors.js";
 import type { Hash } from "../../objects/hash.js";
 import { ContainedFs } from "./contained-fs.js";
-import type { FileInfo, Tree } from "./file-tree.js";
+import { fileKey, type FileInfo, type Tree } from "./file-tree.js";
 import { ignoredOnDisk } from "./ignore-rules.js";
 
 export interface RestorePlan {
@@ -75,11 +75,6 @@ export function planRestore(input: PlanInput): RestorePlan {
   checkLinks(input, plan);
   checkFolding(input, target);
   return plan;
-}
-
-/** A file's identity for comparison: its content hash, or a symlink's target. */
-export function fileKey(f: FileInfo): string {
-  return f.type === "l" ? `l:${f.target ?? ""}` : f.type === "f" ? f.hash : `${f.type}:${f.size}`;
 }
 
 type Entry = { readonly type: "dir" | "file" | "missing" } | { readonly type: "link"; readonly target: string };

@@ -5,25 +5,27 @@
 // checkpoint's files root is the tree, its state a small summary. So prune, gc, export and
 // the timeline apply to them as to anything else. The last snapshot is the known state;
 // the edit journal (.forge/edits.json) lists what the agent changed since.
-import { existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, readlinkSync, statSync } from "node:fs";
 import { isAbsolute, join, normalize, resolve, sep } from "node:path";
 import { FORGE_DIR } from "../../core/config.js";
 import { ForgeError, InvalidArgumentError } from "../../core/errors.js";
-import { FileLock } from "../../core/file-lock.js";
 import type { ProgressListener } from "../../core/progress.js";
 import type { Hash } from "../../objects/hash.js";
 import type { ObjectStore } from "../../objects/object-store.js";
 import type { Session } from "../../timeline/session.js";
 import type { Store } from "../../timeline/store.js";
 import type { Checkpoint } from "../../timeline/types.js";
-import { buildTree, hashPending, readFileObject, readTree, scanTree, scanTreeFrom, walkOrder, type FileInfo, type PriorWalk, type Tree } from "./file-tree.js";
+import { buildTree, fileKey, hashPending, readFileObject, readTree, scanTree, scanTreeFrom, walkOrder, type FileInfo, type PriorWalk, type Tree } from "./file-tree.js";
 import { IgnoreRules } from "./ignore-rules.js";
-import { applyRestore, fileKey, planRestore } from "./restore.js";
+import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
+import { applyRestore, planRestore } from "./restore.js";
+import { applyPaths, compareTrees, emptyTree, pathFilter, type FileChange } from "./tree-compare.js";
 import { StatCache } from "./stat-cache.js";
 import { readTreeCache, writeTreeCache } from "./tree-cache.js";
 
 import { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
 export { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
+export { compareTrees, type FileChange } from "./tree-compare.js";
 
 /** The summary a snapshot checkpoint holds as its state. */
 export interface SnapshotState {
@@ -43,14 +45,6 @@ export interface SnapshotState {
   readonly safety: boolean;
 }
 
-export interface FileChange {
-  readonly path: string;
-  readonly kind: "created" | "modified" | "deleted" | "renamed";
-  /** For renames: where the content was before. */
-  readonly from?: string;
-  readonly before: FileInfo | null;
-  readonly after: FileInfo | null;
-}
 
 export interface StatusReport {
   /** The snapshot compared against; null before the first one. */
@@ -98,7 +92,6 @@ export interface WorkspaceOptions {
   readonly retention?: { readonly keepLast: number; readonly keepDays: number } | false;
 }
 
-type Journal = Record<string, string>;
 
 /** A walk of the files: the tree, what could not be read, and the bytes it stored. */
 interface Scanned {
@@ -108,7 +101,6 @@ interface Scanned {
   /** Only the folders holding the paths said to have changed were listed. */
   readonly limited: boolean;
 }
-const EDITING = "*";
 
 export class Workspace {
   readonly root: string;
@@ -128,6 +120,7 @@ export class Workspace {
   /** The tree this object last committed (the tree cache holds it too): the base while HEAD is still that root. */
   #lastCommit: { root: Hash; tree: Tree } | null = null;
   #statCache: { cache: StatCache; stamp: string } | null = null;
+  readonly #journal: EditJournal;
 
   private constructor(store: Store, session: Session, root: string, options: WorkspaceOptions) {
     this.#store = store;
@@ -136,6 +129,7 @@ export class Workspace {
     this.#maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.#extraIgnores = options.ignore ?? [];
     this.#retention = options.retention === undefined ? { keepLast: 100, keepDays: 30 } : options.retention;
+    this.#journal = new EditJournal(join(root, FORGE_DIR));
   }
 
   static async open(store: Store, options: WorkspaceOptions): Promise<Workspace> {
@@ -264,14 +258,12 @@ export class Workspace {
 
   /** Changed paths not in the edit journal with their current content. */
   #unknown(changes: readonly FileChange[], tree: Tree): string[] {
-    const journal = this.#readJournal();
+    const journal = this.#journal.read();
     const out: string[] = [];
     for (const c of changes) {
       for (const path of c.kind === "renamed" && c.from !== undefined ? [c.from, c.path] : [c.path]) {
-        const j = journal[path];
         const now = tree.files.get(path);
-        const mine = j !== undefined && (j === EDITING || j === (now ? fileKey(now) : "deleted"));
-        if (!mine && !out.includes(path)) out.push(path);
+        if (!EditJournal.vouches(journal, path, now ? fileKey(now) : DELETED) && !out.includes(path)) out.push(path);
       }
     }
     return out;
@@ -368,7 +360,7 @@ export class Workspace {
       changes,
       base,
     });
-    this.#clearJournal();
+    this.#journal.clear();
     await this.#applyRetention();
     const added = snapshot.metadata["fileBytesAdded"];
     return {
@@ -514,10 +506,8 @@ export class Workspace {
   // The edit journal: what the agent changed through its own tools since the last snapshot.
 
   /** The agent is about to change these paths; until `endEdit`, any change to them is its own. */
-  beginEdit(paths: readonly string[]): Promise<void> {
-    return this.#journal((j) => {
-      for (const p of paths) j[this.#relative(p)] = EDITING;
-    });
+  async beginEdit(paths: readonly string[]): Promise<void> {
+    await this.#journal.update(paths.map((p) => [this.#relative(p), EDITING] as const));
   }
 
   /** The agent finished changing these paths: their content now is its own. */
@@ -534,7 +524,7 @@ export class Workspace {
         if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
       }
       if (!st) {
-        keys.set(rel, "deleted");
+        keys.set(rel, DELETED);
         continue;
       }
       if (st.isSymbolicLink()) {
@@ -548,9 +538,7 @@ export class Workspace {
       if (f) keys.set(rel, fileKey(f));
     }
     this.#saveCache(cache);
-    await this.#journal((j) => {
-      for (const [p, k] of keys) j[p] = k;
-    });
+    await this.#journal.update(keys);
   }
 
   /** Records paths the agent just changed (`beginEdit` and `endEdit` in one). */
@@ -562,34 +550,6 @@ export class Workspace {
     const abs = isAbsolute(p) ? normalize(p) : normalize(join(this.root, p));
     if (abs !== this.root && !abs.startsWith(this.root + sep)) throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `${p} is outside the workspace ${this.root}`);
     return abs.slice(this.root.length + 1).split(sep).join("/");
-  }
-
-  #readJournal(): Journal {
-    try {
-      return JSON.parse(readFileSync(join(this.#forgeDir, "edits.json"), "utf8")) as Journal;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT" || e instanceof SyntaxError) return {};
-      throw e;
-    }
-  }
-
-  async #journal(change: (j: Journal) => void): Promise<void> {
-    mkdirSync(this.#forgeDir, { recursive: true });
-    const lock = new FileLock(join(this.#forgeDir, "edits.lock"));
-    await lock.acquire();
-    try {
-      const j = this.#readJournal();
-      change(j);
-      const tmp = join(this.#forgeDir, `edits.json.${process.pid}.tmp`);
-      writeFileSync(tmp, JSON.stringify(j));
-      renameSync(tmp, join(this.#forgeDir, "edits.json"));
-    } finally {
-      lock.release();
-    }
-  }
-
-  #clearJournal(): void {
-    rmSync(join(this.#forgeDir, "edits.json"), { force: true });
   }
 }
 
@@ -610,68 +570,5 @@ function unreadableList(unreadable: ReadonlyMap<string, string>): { path: string
   return [...unreadable.keys()].sort(walkOrder).map((path) => ({ path, why: unreadable.get(path) as string }));
 }
 
-function emptyTree(): Tree {
-  return { files: new Map(), dirs: new Map([["", { mode: 0o755 }]]) };
-}
 
 
-/** The changes from tree `a` to tree `b`; a deleted and a created file with the same content are a rename. */
-export function compareTrees(a: Tree, b: Tree): FileChange[] {
-  const created: FileChange[] = [];
-  const deleted: FileChange[] = [];
-  const out: FileChange[] = [];
-  for (const [path, after] of b.files) {
-    const before = a.files.get(path);
-    if (!before) created.push({ path, kind: "created", before: null, after });
-    else if (fileKey(before) !== fileKey(after) || before.mode !== after.mode) out.push({ path, kind: "modified", before, after });
-  }
-  for (const [path, before] of a.files) if (!b.files.has(path)) deleted.push({ path, kind: "deleted", before, after: null });
-  const goneByKey = new Map<string, FileChange[]>();
-  for (const d of deleted) if (d.before?.type === "f" && d.before.size > 0) goneByKey.set(fileKey(d.before), [...(goneByKey.get(fileKey(d.before)) ?? []), d]);
-  const renamedFrom = new Set<string>();
-  for (const c of created) {
-    const candidates = c.after?.type === "f" && c.after.size > 0 ? goneByKey.get(fileKey(c.after)) : undefined;
-    const from = candidates?.shift();
-    if (from) {
-      renamedFrom.add(from.path);
-      out.push({ path: c.path, kind: "renamed", from: from.path, before: from.before, after: c.after });
-    } else out.push(c);
-  }
-  for (const d of deleted) if (!renamedFrom.has(d.path)) out.push(d);
-  return out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
-}
-
-/** `b`'s version of `paths`, `a`'s of everything else. */
-function applyPaths(a: Tree, b: Tree, paths: readonly string[]): Tree {
-  const files = new Map(a.files);
-  const dirs = new Map(a.dirs);
-  for (const p of paths) {
-    const f = b.files.get(p);
-    if (f) files.set(p, f);
-    else files.delete(p);
-  }
-  for (const p of files.keys()) {
-    for (let i = p.indexOf("/"); i >= 0; i = p.indexOf("/", i + 1)) {
-      const d = p.slice(0, i);
-      if (!dirs.has(d)) dirs.set(d, b.dirs.get(d) ?? { mode: 0o755 });
-    }
-  }
-  return { files, dirs };
-}
-
-/**
- * A matcher for "-- PATHS": a path matches a named file or anything under a named folder.
- * `paths` are relative to `root` (or absolute inside it); one outside the root is refused
- * before anything is read or written.
- */
-function pathFilter(root: string, paths: readonly string[] | undefined): (p: string) => boolean {
-  if (!paths || paths.length === 0) return () => true;
-  const norm = paths.map((p) => {
-    const abs = resolve(root, p.replace(/\\/g, "/"));
-    if (abs !== root && !abs.startsWith(root + sep)) {
-      throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `${p} is outside the workspace ${root}`, { hint: "name files and folders inside the workspace; nothing was changed" });
-    }
-    return abs === root ? "" : abs.slice(root.length + 1).split(sep).join("/");
-  });
-  return (p) => norm.some((n) => n === "" || p === n || p.startsWith(`${n}/`));
-}

@@ -1,0 +1,80 @@
+// Comparing files trees: the changes between two (renames found by content), a tree with
+// some paths taken from another, and which paths a "-- PATHS" argument covers.
+import { resolve, sep } from "node:path";
+import { ForgeError } from "../../core/errors.js";
+import { fileKey, type FileInfo, type Tree } from "./file-tree.js";
+
+export interface FileChange {
+  readonly path: string;
+  readonly kind: "created" | "modified" | "deleted" | "renamed";
+  /** For renames: where the content was before. */
+  readonly from?: string;
+  readonly before: FileInfo | null;
+  readonly after: FileInfo | null;
+}
+
+/** A tree with nothing in it but its root folder. */
+export function emptyTree(): Tree {
+  return { files: new Map(), dirs: new Map([["", { mode: 0o755 }]]) };
+}
+
+/** The changes from tree `a` to tree `b`; a deleted and a created file with the same content are a rename. */
+export function compareTrees(a: Tree, b: Tree): FileChange[] {
+  const created: FileChange[] = [];
+  const deleted: FileChange[] = [];
+  const out: FileChange[] = [];
+  for (const [path, after] of b.files) {
+    const before = a.files.get(path);
+    if (!before) created.push({ path, kind: "created", before: null, after });
+    else if (fileKey(before) !== fileKey(after) || before.mode !== after.mode) out.push({ path, kind: "modified", before, after });
+  }
+  for (const [path, before] of a.files) if (!b.files.has(path)) deleted.push({ path, kind: "deleted", before, after: null });
+  const goneByKey = new Map<string, FileChange[]>();
+  for (const d of deleted) if (d.before?.type === "f" && d.before.size > 0) goneByKey.set(fileKey(d.before), [...(goneByKey.get(fileKey(d.before)) ?? []), d]);
+  const renamedFrom = new Set<string>();
+  for (const c of created) {
+    const candidates = c.after?.type === "f" && c.after.size > 0 ? goneByKey.get(fileKey(c.after)) : undefined;
+    const from = candidates?.shift();
+    if (from) {
+      renamedFrom.add(from.path);
+      out.push({ path: c.path, kind: "renamed", from: from.path, before: from.before, after: c.after });
+    } else out.push(c);
+  }
+  for (const d of deleted) if (!renamedFrom.has(d.path)) out.push(d);
+  return out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+}
+
+/** `b`'s version of `paths`, `a`'s of everything else. */
+export function applyPaths(a: Tree, b: Tree, paths: readonly string[]): Tree {
+  const files = new Map(a.files);
+  const dirs = new Map(a.dirs);
+  for (const p of paths) {
+    const f = b.files.get(p);
+    if (f) files.set(p, f);
+    else files.delete(p);
+  }
+  for (const p of files.keys()) {
+    for (let i = p.indexOf("/"); i >= 0; i = p.indexOf("/", i + 1)) {
+      const d = p.slice(0, i);
+      if (!dirs.has(d)) dirs.set(d, b.dirs.get(d) ?? { mode: 0o755 });
+    }
+  }
+  return { files, dirs };
+}
+
+/**
+ * A matcher for "-- PATHS": a path matches a named file or anything under a named folder.
+ * `paths` are relative to `root` (or absolute inside it); one outside the root is refused
+ * before anything is read or written.
+ */
+export function pathFilter(root: string, paths: readonly string[] | undefined): (p: string) => boolean {
+  if (!paths || paths.length === 0) return () => true;
+  const norm = paths.map((p) => {
+    const abs = resolve(root, p.replace(/\\/g, "/"));
+    if (abs !== root && !abs.startsWith(root + sep)) {
+      throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `${p} is outside the workspace ${root}`, { hint: "name files and folders inside the workspace; nothing was changed" });
+    }
+    return abs === root ? "" : abs.slice(root.length + 1).split(sep).join("/");
+  });
+  return (p) => norm.some((n) => n === "" || p === n || p.startsWith(`${n}/`));
+}
