@@ -1,8 +1,12 @@
 // How an object's bytes are stored: one codec byte, then the bytes raw or deflated.
 // Reading always re-hashes the decoded bytes, so damage is reported, never returned.
-import { deflateRawSync, inflateRawSync } from "node:zlib";
+// Bytes from outside (a bundle) are inflated only as far as a limit allows: a small stored
+// object must not become a huge allocation.
+import { createHash } from "node:crypto";
+import { constants as Z, createInflateRaw, deflateRawSync, inflateRawSync } from "node:zlib";
 import { CorruptObjectError } from "../core/errors.js";
 import { sha256, type Hash } from "./hash.js";
+import { formatBytes, maxRawBytes, nodeLimitProblem, ObjectTooLargeError } from "./limits.js";
 
 const RAW = 0;
 const DEFLATE = 1;
@@ -43,19 +47,25 @@ function withCodec(codec: number, body: Uint8Array): Uint8Array {
   return out;
 }
 
-/** The raw bytes of a stored object, checked against the hash it is stored under. */
-export function unpack(hash: Hash, stored: Uint8Array): Buffer {
+/**
+ * The raw bytes of a stored object, checked against the hash it is stored under. With a
+ * `limit`, an object of more raw bytes is an ObjectTooLargeError, found without inflating
+ * past the limit; without one (the user's own store) any size is read.
+ */
+export function unpack(hash: Hash, stored: Uint8Array, limit?: number): Buffer {
   if (stored.length === 0) throw new CorruptObjectError(hash, "it is empty");
   const body = Buffer.from(stored.buffer, stored.byteOffset + 1, stored.length - 1);
   let raw: Buffer;
   switch (stored[0]) {
     case RAW:
       raw = body;
+      if (limit !== undefined && raw.length > limit) throw tooLarge(hash, limit);
       break;
     case DEFLATE:
       try {
-        raw = inflateRawSync(body);
+        raw = inflateRawSync(body, limit === undefined ? {} : { maxOutputLength: limit });
       } catch (e) {
+        if (limit !== undefined && (e as { code?: unknown }).code === "ERR_BUFFER_TOO_LARGE") throw tooLarge(hash, limit);
         throw new CorruptObjectError(hash, "its compressed bytes do not inflate", e);
       }
       break;
@@ -65,4 +75,80 @@ export function unpack(hash: Hash, stored: Uint8Array): Buffer {
   const actual = sha256(raw);
   if (actual !== hash) throw new CorruptObjectError(hash, `its content hashes to ${actual}`);
   return raw;
+}
+
+/**
+ * `unpack` for bytes from outside the store: the limit is the one for the object's kind
+ * (learnt from its first inflated bytes), and every limit of `nodeLimitProblem` holds.
+ */
+export function unpackUntrusted(hash: Hash, stored: Uint8Array): Buffer {
+  const raw = unpack(hash, stored, maxRawBytes(storedKind(stored)));
+  const problem = nodeLimitProblem(raw);
+  if (problem !== null) throw new ObjectTooLargeError(hash, problem, maxRawBytes(raw[0]));
+  return raw;
+}
+
+/** The kind byte of a stored object without inflating it whole (undefined if it cannot be told). */
+export function storedKind(stored: Uint8Array): number | undefined {
+  if (stored[0] === RAW) return stored[1];
+  if (stored[0] !== DEFLATE) return undefined;
+  // The first KiB of a deflate stream inflates to at most ~1 MiB. A prefix that does not
+  // inflate leaves the kind unknown: the general limit applies, and the whole inflate
+  // reports the damage.
+  try {
+    return inflateRawSync(stored.subarray(1, 1025), { finishFlush: Z.Z_SYNC_FLUSH })[0];
+  } catch {
+    return undefined;
+  }
+}
+
+function tooLarge(hash: Hash, limit: number): ObjectTooLargeError {
+  return new ObjectTooLargeError(hash, `it holds more than ${formatBytes(limit)}, the most ${limit === maxRawBytes(0x62) ? "a file's bytes or chunk" : "any object"} may hold`, limit);
+}
+
+/** What streaming an object's verification found: its raw size and its first line (or first `keep` bytes). */
+export interface StreamedObject {
+  readonly size: number;
+  readonly head: Buffer;
+}
+
+/**
+ * Verifies a stored object too large to inflate in memory: its inflated bytes go through
+ * SHA-256 as they come and are dropped, except its start up to the first newline (at most
+ * `keep` bytes), where a node lists its children.
+ */
+export async function verifyStreaming(hash: Hash, stored: Uint8Array, keep: number): Promise<StreamedObject> {
+  if (stored.length === 0) throw new CorruptObjectError(hash, "it is empty");
+  const body = Buffer.from(stored.buffer, stored.byteOffset + 1, stored.length - 1);
+  if (stored[0] === RAW) {
+    const actual = sha256(body);
+    if (actual !== hash) throw new CorruptObjectError(hash, `its content hashes to ${actual}`);
+    const nl = body.indexOf(0x0a);
+    return { size: body.length, head: body.subarray(0, nl >= 0 && nl < keep ? nl + 1 : Math.min(keep, body.length)) };
+  }
+  if (stored[0] !== DEFLATE) throw new CorruptObjectError(hash, `unknown codec byte ${stored[0]}`);
+  const digest = createHash("sha256");
+  const head: Buffer[] = [];
+  let headBytes = 0;
+  let headDone = false;
+  let size = 0;
+  await new Promise<void>((resolve, reject) => {
+    const z = createInflateRaw();
+    z.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      digest.update(chunk);
+      if (headDone) return;
+      const nl = chunk.indexOf(0x0a);
+      const take = Math.min(nl >= 0 ? nl + 1 : chunk.length, keep - headBytes);
+      head.push(Buffer.from(chunk.subarray(0, take)));
+      headBytes += take;
+      headDone = nl >= 0 || headBytes >= keep;
+    });
+    z.on("end", resolve);
+    z.on("error", (e) => reject(new CorruptObjectError(hash, "its compressed bytes do not inflate", e)));
+    z.end(body);
+  });
+  const actual = digest.digest("hex");
+  if (actual !== hash) throw new CorruptObjectError(hash, `its content hashes to ${actual}`);
+  return { size, head: Buffer.concat(head) };
 }

@@ -1,10 +1,11 @@
 // The object layer over a backend: writes value trees (only the objects the store lacks),
 // reads and verifies nodes in batches with a bounded cache, and assembles values.
-import { CorruptObjectError, MissingObjectError } from "../core/errors.js";
+import { CorruptObjectError, ForgeError, MissingObjectError } from "../core/errors.js";
 import type { Backend, StoredObject } from "../backends/backend.js";
 import { pack, unpack, type Effort } from "./codec.js";
 import { packMany } from "./compress-pool.js";
 import type { Hash } from "./hash.js";
+import { nodeLimitProblem, stateTooBig } from "./limits.js";
 import { setOwn } from "../core/own.js";
 import { childHashes, parseNode, placeChildren, type TreeNode } from "./node.js";
 import { DEFAULT_TREE_PARAMS, encodeTree, type TreeMemo, type TreeParams, type UnchangedHint } from "./value-encoder.js";
@@ -48,6 +49,11 @@ export class ObjectStore {
    */
   async writeValue(value: unknown, stream = "", hint?: UnchangedHint): Promise<WrittenTree> {
     const tree = encodeTree(value, this.#known, this.#memos.get(stream), this.#params, hint);
+    // No node past a limit is written: a bundle holding it would be refused on import.
+    for (const raw of tree.fresh.values()) {
+      const problem = nodeLimitProblem(raw);
+      if (problem !== null) throw stateTooBig(value, raw, problem);
+    }
     const { newBytes, newObjects } = await this.#writeFresh(tree.fresh);
     for (const [hash, raw] of tree.fresh) this.#nodes.set(hash, parseNode(hash, raw, true));
     // Only a written tree may vouch for its nodes; keep the most recent streams.
@@ -78,6 +84,13 @@ export class ObjectStore {
     const present = new Set<Hash>();
     for (let i = 0; i < wanted.length; i += BATCH) for (const h of await this.#backend.hasObjects(wanted.slice(i, i + BATCH))) present.add(h);
     const missing = wanted.filter((h) => !present.has(h));
+    for (const hash of missing) {
+      const raw = objects.get(hash) as Buffer;
+      const problem = nodeLimitProblem(raw);
+      if (problem !== null) {
+        throw new ForgeError("INVALID_STATE", `object ${hash} (a ${JSON.stringify(String.fromCharCode(raw[0] ?? 0))} node) cannot be stored: ${problem}`);
+      }
+    }
     const data = await packMany(missing.map((hash) => objects.get(hash) as Buffer), effort);
     const packed = missing.map((hash, i) => ({ hash, data: data[i] as Uint8Array }));
     const newBytes = packed.length > 0 ? await this.#backend.putObjects(packed) : 0;

@@ -4,28 +4,35 @@
 //     M  the manifest (JSON: sessions, their checkpoints, branches and milestones)
 //     O  an object: 32-byte hash, then its stored bytes (codec byte + body)
 //     E  the end: SHA-256 of every byte before this record
+// A manifest is at most 16 MiB, every object within the limits of objects/limits.ts.
 //
 // The manifest carries its own version: 1 had no milestones; 2 gives every session a
 // `milestones` list. Export writes 2; import reads both and refuses any other, naming it, so
 // a reader that knows only 1 refuses a 2 (its schema wants version 1) instead of dropping
 // the milestones it cannot see.
 //
-// Import checks the whole file before it writes anything — the end hash, every object's
-// hash, the manifest's schema, that every checkpoint's trees are complete, and that every
-// milestone runs between two of its session's checkpoints in the bundle — then writes
-// objects, then all metadata (milestones included) in one transaction: all or nothing.
+// Every bundle is untrusted. Import checks the whole file before it writes anything, reading
+// it in records, never whole (bundle-records.ts): the structure and end hash, every object
+// (hash through a bounded inflate, size limits, format), the manifest (size, shape, schema,
+// names, links), and that every checkpoint's trees are whole and well typed from their roots
+// (bundle-trees.ts), in the bundle or already in the store. Then it writes the objects, read
+// back in batches, then all metadata (milestones included) in one transaction: all or
+// nothing. Export refuses to write what import would refuse.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import { ForgeError, InvalidBundleError } from "../core/errors.js";
+import { ForgeError, InvalidBundleError, isForgeError } from "../core/errors.js";
 import { checkName, isId, newId } from "../core/ids.js";
 import type { CheckpointRow, MetaReader, MetaWriter, SessionRow } from "../backends/backend.js";
-import { unpack } from "../objects/codec.js";
 import { isHash, type Hash } from "../objects/hash.js";
-import { childHashes, parseNode } from "../objects/node.js";
+import { jsonShape, JsonShapeError } from "../objects/json-shape.js";
+import { formatBytes, MAX_BLOB_BYTES, MAX_MANIFEST_BYTES, MAX_MANIFEST_DEPTH, MAX_MANIFEST_VALUES, nodeLimitProblem } from "../objects/limits.js";
+import { arrayNodeText, dirNodeText, fileChunksText, jsonNodeText, type TreeNode } from "../objects/node.js";
+import type { ByteSource } from "./bundle-source.js";
+import { MAGIC, scanBundle, storedObjects } from "./bundle-records.js";
+import { DIR, factsOf, loadedGraph, refuseMismatch, STATE, walkTrees, type OutsideRef, type TreeRoot } from "./bundle-trees.js";
 import { chainBetween } from "./milestones.js";
+import { MAIN_BRANCH } from "./session.js";
 import type { StoreContext } from "./store-context.js";
-
-const MAGIC = Buffer.from("FORGE-BUNDLE 1\n");
 
 const hashSchema = z.string().refine(isHash, "not a SHA-256 hex hash");
 const idSchema = z.string().refine(isId, "not a checkpoint id");
@@ -171,8 +178,17 @@ export async function exportBundle(ctx: StoreContext, selection: ExportSelection
     });
   }
   const manifest: Manifest = { format: "forge-bundle", version: VERSION, createdAt: new Date(ctx.clock.now()).toISOString(), sessions };
-  const hashes = [...(await ctx.objects.loadTrees(roots)).keys()];
-  const parts: Buffer[] = [MAGIC, record("M", Buffer.from(JSON.stringify(manifest)))];
+  const manifestBytes = Buffer.from(JSON.stringify(manifest));
+  const shape = manifestProblem(manifestBytes);
+  if (shape !== null) {
+    throw new ForgeError("INVALID_ARGUMENT", `cannot export ${checkpointCount} checkpoints in one bundle: its manifest ${shape}`, {
+      hint: "export fewer checkpoints at a time (forge checkpoint export REFS...)",
+    });
+  }
+  const nodes = await ctx.objects.loadTrees(roots);
+  refuseUnimportable(nodes, treeRoots(sessions));
+  const hashes = [...nodes.keys()];
+  const parts: Buffer[] = [MAGIC, record("M", manifestBytes)];
   for (let i = 0; i < hashes.length; i += 500) {
     const batch = hashes.slice(i, i + 500);
     const got = await ctx.backend.getObjects(batch);
@@ -230,54 +246,82 @@ function record(kind: "M" | "O" | "E", payload: Buffer): Buffer {
   return Buffer.concat([head, payload]);
 }
 
-interface ParsedBundle {
-  readonly manifest: Manifest;
-  /** hash → stored bytes (verified) */
-  readonly objects: Map<Hash, Uint8Array>;
-  /** hash → children (from the verified, parsed objects) */
-  readonly children: Map<Hash, Hash[]>;
+/**
+ * Throws if import would refuse what export is about to write: a node past a limit, or a tree
+ * that is not well typed (both only possible in a store written before the checks, or by a
+ * caller that gave a checkpoint a files root that is not a folder).
+ */
+function refuseUnimportable(nodes: ReadonlyMap<Hash, TreeNode>, roots: readonly TreeRoot[]): void {
+  for (const [hash, node] of nodes) {
+    const problem = limitProblemOf(node);
+    if (problem !== null) {
+      throw new ForgeError("INVALID_STATE", `cannot export object ${hash}: ${problem}, so no Forge would import the bundle`, {
+        hint: "it was stored by an older Forge; leave the checkpoints that use it out of the export",
+        data: { hash },
+      });
+    }
+  }
+  try {
+    walkTrees(loadedGraph(nodes), roots);
+  } catch (e) {
+    if (!(e instanceof InvalidBundleError)) throw e;
+    throw new ForgeError("INVALID_STATE", `cannot export: ${e.message.replace(/^not a valid Forge bundle: /, "")}, so no Forge would import the bundle`, { cause: e });
+  }
 }
 
-/** Reads and checks a whole bundle; throws InvalidBundleError on the first thing wrong. */
-export function parseBundle(bytes: Uint8Array): ParsedBundle {
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  if (buf.length < MAGIC.length || !buf.subarray(0, MAGIC.length).equals(MAGIC)) {
-    throw new InvalidBundleError("it does not start with the Forge bundle header");
+/** `nodeLimitProblem` of a loaded node, without copying a blob's bytes. */
+function limitProblemOf(node: TreeNode): string | null {
+  switch (node.kind) {
+    case "b":
+      return node.data.length + 1 > MAX_BLOB_BYTES ? `it is ${formatBytes(node.data.length + 1)}, more than the ${formatBytes(MAX_BLOB_BYTES)} a file's bytes or chunk may hold` : null;
+    case "j":
+      return nodeLimitProblem(Buffer.from(jsonNodeText(node.refs, node.body)));
+    case "a":
+      return nodeLimitProblem(Buffer.from(arrayNodeText(node.entries)));
+    case "f":
+      return nodeLimitProblem(Buffer.from(fileChunksText(node.entries)));
+    case "d":
+      return nodeLimitProblem(Buffer.from(dirNodeText(node.entries)));
   }
-  let pos = MAGIC.length;
-  let manifestBytes: Buffer | undefined;
-  const objects = new Map<Hash, Uint8Array>();
-  let ended = false;
-  while (pos < buf.length) {
-    if (pos + 5 > buf.length) throw new InvalidBundleError(`it is truncated at byte ${pos}`);
-    const kind = String.fromCharCode(buf[pos] as number);
-    const len = buf.readUInt32BE(pos + 1);
-    const start = pos + 5;
-    if (start + len > buf.length) throw new InvalidBundleError(`it is truncated: a record at byte ${pos} runs past the end`);
-    const payload = buf.subarray(start, start + len);
-    if (kind === "E") {
-      const expected = createHash("sha256").update(buf.subarray(0, pos)).digest();
-      if (len !== 32 || !payload.equals(expected)) throw new InvalidBundleError("its checksum does not match its content (the file was changed or damaged)");
-      if (start + len !== buf.length) throw new InvalidBundleError("it has bytes after its end record");
-      ended = true;
-      break;
+}
+
+/** Every checkpoint's state root (a JSON value) and files root (a folder), named for messages. */
+function treeRoots(sessions: readonly BundleSession[]): TreeRoot[] {
+  const roots: TreeRoot[] = [];
+  for (const s of sessions) {
+    for (const c of s.checkpoints) {
+      const label = `checkpoint ${c.id} (#${c.seq} of session "${s.name}")`;
+      roots.push({ hash: c.stateRoot, role: STATE, label });
+      if (c.filesRoot !== null) roots.push({ hash: c.filesRoot, role: DIR, label });
     }
-    if (kind === "M") {
-      if (manifestBytes) throw new InvalidBundleError("it has two manifests");
-      manifestBytes = payload;
-    } else if (kind === "O") {
-      if (len < 33) throw new InvalidBundleError(`the object record at byte ${pos} is too short`);
-      objects.set(payload.subarray(0, 32).toString("hex"), payload.subarray(32));
-    } else {
-      throw new InvalidBundleError(`unknown record kind ${JSON.stringify(kind)} at byte ${pos}`);
-    }
-    pos = start + len;
   }
-  if (!ended) throw new InvalidBundleError("it is truncated: the end record is missing");
-  if (!manifestBytes) throw new InvalidBundleError("it has no manifest");
+  return roots;
+}
+
+/** Why manifest JSON text is too big to read, or null: its bytes, values and nesting are bounded before it is parsed. */
+function manifestProblem(bytes: Buffer): string | null {
+  if (bytes.length > MAX_MANIFEST_BYTES) return `would be ${formatBytes(bytes.length)}, more than the ${formatBytes(MAX_MANIFEST_BYTES)} a manifest may have`;
+  try {
+    jsonShape(bytes, 0, bytes.length, { maxValues: MAX_MANIFEST_VALUES, maxDepth: MAX_MANIFEST_DEPTH });
+  } catch (e) {
+    if (e instanceof JsonShapeError && e.kind === "limit") return e.why.replace(/^it /, "");
+    throw e;
+  }
+  return null;
+}
+
+/** Parses and checks a manifest: JSON of a bounded shape, a version this code reads, the schema, names and links. */
+function parseManifest(bytes: Buffer, at: number): Manifest {
+  try {
+    jsonShape(bytes, 0, bytes.length, { maxValues: MAX_MANIFEST_VALUES, maxDepth: MAX_MANIFEST_DEPTH });
+  } catch (e) {
+    if (!(e instanceof JsonShapeError)) throw e;
+    if (e.kind === "limit") throw new InvalidBundleError(`its manifest (the record at byte ${at}) ${e.why.replace(/^it /, "")}, more than a manifest may`);
+    throw new InvalidBundleError(`its manifest (the record at byte ${at}) is not JSON: ${e.message}`);
+  }
   let json: unknown;
   try {
-    json = JSON.parse(manifestBytes.toString("utf8"));
+    json = JSON.parse(bytes.toString("utf8"));
   } catch (e) {
     throw new InvalidBundleError("its manifest is not JSON", e);
   }
@@ -293,20 +337,64 @@ export function parseBundle(bytes: Uint8Array): ParsedBundle {
   const parsed = manifestSchema.safeParse(json);
   if (!parsed.success) throw new InvalidBundleError(`its manifest is malformed: ${z.prettifyError(parsed.error)}`);
   const manifest: Manifest = { ...parsed.data, sessions: parsed.data.sessions.map((s) => ({ milestones: [], ...s })) };
-  const children = new Map<Hash, Hash[]>();
-  for (const [hash, stored] of objects) {
-    try {
-      children.set(hash, childHashes(parseNode(hash, unpack(hash, stored))));
-    } catch (e) {
-      throw new InvalidBundleError(`object ${hash}: ${(e as Error).message}`, e);
-    }
-  }
+  const sessionIds = new Set<string>();
+  const sessionNames = new Set<string>();
+  const checkpointIds = new Set<string>();
   for (const s of manifest.sessions) {
-    checkName("session", s.name);
-    for (const b of s.branches) checkName("branch", b.name);
+    named(s.name, () => checkName("session", s.name));
+    if (sessionIds.has(s.id)) throw new InvalidBundleError(`it lists session ${s.id} twice`);
+    if (sessionNames.has(s.name)) throw new InvalidBundleError(`it lists two sessions named "${s.name}"`);
+    sessionIds.add(s.id);
+    sessionNames.add(s.name);
+    checkCheckpoints(s, checkpointIds);
+    for (const b of s.branches) named(s.name, () => checkName("branch", b.name));
+    checkHeads(s);
     checkMilestones(s);
   }
-  return { manifest, objects, children };
+  return manifest;
+}
+
+/** Runs a name check, naming the session in what it throws. */
+function named(session: string, check: () => void): void {
+  try {
+    check();
+  } catch (e) {
+    if (!isForgeError(e)) throw e;
+    throw new InvalidBundleError(`session "${session}": ${e.message}`, e);
+  }
+}
+
+/**
+ * Checkpoint ids are unique in the bundle, seqs in their session, and a parent in the bundle
+ * comes before its child (a lower seq, as every history Forge writes has): no cycles.
+ */
+function checkCheckpoints(s: BundleSession, ids: Set<string>): void {
+  const seqs = new Set<number>();
+  const byId = new Map(s.checkpoints.map((c) => [c.id, c]));
+  for (const c of s.checkpoints) {
+    if (ids.has(c.id)) throw new InvalidBundleError(`it lists checkpoint ${c.id} twice`);
+    ids.add(c.id);
+    if (seqs.has(c.seq)) throw new InvalidBundleError(`session "${s.name}" lists two checkpoints #${c.seq}`);
+    seqs.add(c.seq);
+    const parent = c.parentId === null ? undefined : byId.get(c.parentId);
+    if (parent && parent.seq >= c.seq) {
+      throw new InvalidBundleError(`checkpoint ${c.id} (#${c.seq} of session "${s.name}") has a parent #${parent.seq} that does not come before it`);
+    }
+  }
+}
+
+/** Every branch and a detached HEAD point at one of the session's checkpoints in the bundle; HEAD's branch is one of its branches. */
+function checkHeads(s: BundleSession): void {
+  const ids = new Set(s.checkpoints.map((c) => c.id));
+  for (const b of s.branches) {
+    if (!ids.has(b.checkpointId)) throw new InvalidBundleError(`branch "${b.name}" of session "${s.name}" points at ${b.checkpointId}, which is not one of the session's checkpoints in the bundle`);
+  }
+  if (s.headBranch !== null && !s.branches.some((b) => b.name === s.headBranch)) {
+    throw new InvalidBundleError(`the HEAD of session "${s.name}" is on branch "${s.headBranch}", which the bundle does not hold`);
+  }
+  if (s.headBranch === null && s.headCheckpoint !== null && !ids.has(s.headCheckpoint)) {
+    throw new InvalidBundleError(`the HEAD of session "${s.name}" is at ${s.headCheckpoint}, which is not one of the session's checkpoints in the bundle`);
+  }
 }
 
 /** Every milestone must have a good, unique name and run, within the bundle, from a checkpoint to a later one on its history. */
@@ -357,40 +445,44 @@ export interface ImportReport {
   readonly newBytes: number;
 }
 
-export async function importBundle(ctx: StoreContext, bytes: Uint8Array, options: ImportOptions = {}): Promise<ImportReport> {
-  const bundle = parseBundle(bytes);
-  const { sessions } = bundle.manifest;
+/** Imports a bundle read from `source` (which the caller closes): checked whole first, then written all or nothing. */
+export async function importBundle(ctx: StoreContext, source: ByteSource, options: ImportOptions = {}): Promise<ImportReport> {
+  const scanned = await scanBundle(source);
+  const { sessions } = parseManifest(scanned.manifest, scanned.manifestAt);
   if (options.as !== undefined) {
     checkName("session", options.as);
     if (sessions.length !== 1) throw new ForgeError("INVALID_ARGUMENT", `--as names one session, but the bundle holds ${sessions.length}`);
   }
-  // Every tree must be whole: each object it needs is in the bundle or already stored.
-  const outside = new Set<Hash>();
-  const seen = new Set<Hash>();
-  const walk = (root: Hash) => {
-    const stack = [root];
-    while (stack.length > 0) {
-      const h = stack.pop() as Hash;
-      if (seen.has(h)) continue;
-      seen.add(h);
-      const kids = bundle.children.get(h);
-      if (kids) stack.push(...kids);
-      else outside.add(h);
-    }
-  };
-  for (const s of sessions) for (const c of s.checkpoints) for (const r of [c.stateRoot, c.filesRoot]) if (r !== null) walk(r);
-  if (outside.size > 0) {
-    const stored = await ctx.backend.hasObjects([...outside]);
-    const lacking = [...outside].filter((h) => !stored.has(h));
-    if (lacking.length > 0) throw new InvalidBundleError(`${lacking.length} object(s) its checkpoints need are neither in it nor in this store, e.g. ${lacking[0]}`);
-  }
-  const newBytes = await ctx.backend.putObjects([...bundle.objects].map(([hash, data]) => ({ hash, data })));
+  // Every tree must be whole and well typed: each object it needs in the bundle or already stored.
+  await checkOutside(ctx, walkTrees(scanned.objects, treeRoots(sessions)));
+  let newBytes = 0;
+  for await (const batch of storedObjects(source, scanned.objects)) newBytes += await ctx.backend.putObjects(batch);
   const report = await ctx.backend.transaction(async (tx) => {
     const out: ImportReport["sessions"][number][] = [];
     for (const s of sessions) out.push(await importSession(tx, s, options.as));
     return out;
   });
-  return { sessions: report, objects: bundle.objects.size, newBytes };
+  return { sessions: report, objects: scanned.objects.size, newBytes };
+}
+
+/** The objects trees lead to outside the bundle must be in the store, and be what they are expected to be. */
+async function checkOutside(ctx: StoreContext, outside: readonly OutsideRef[]): Promise<void> {
+  if (outside.length === 0) return;
+  const hashes = [...new Set(outside.map((r) => r.to))];
+  const stored = await ctx.objects.hasMany(hashes);
+  const lacking = outside.filter((r) => !stored.has(r.to));
+  if (lacking.length > 0) {
+    const first = lacking[0] as OutsideRef;
+    const count = new Set(lacking.map((r) => r.to)).size;
+    throw new InvalidBundleError(`${count} object(s) its checkpoints need are neither in it nor in this store, e.g. ${first.to} (listed by ${first.from})`);
+  }
+  for (let i = 0; i < hashes.length; i += 500) {
+    const nodes = await ctx.objects.getNodes(hashes.slice(i, i + 500));
+    for (const r of outside) {
+      const node = nodes.get(r.to);
+      if (node) refuseMismatch(r.to, r.role, r.size, r.from, factsOf(node));
+    }
+  }
 }
 
 /**
@@ -420,8 +512,7 @@ async function importSession(tx: MetaWriter, bundled: BundleSession, as: string 
       createdAt: s.createdAt,
       metadata: s.metadata,
       nextSeq: 1,
-      headBranch: s.headBranch ?? (s.headCheckpoint === null ? "main" : null),
-      headCheckpoint: s.headBranch === null ? s.headCheckpoint : null,
+      ...headOf(s),
       workRoot: null,
       workVersion: 0,
     };
@@ -449,15 +540,15 @@ async function importSession(tx: MetaWriter, bundled: BundleSession, as: string 
     await tx.insertCheckpoint({
       ...c,
       sessionId: s.id,
-      // A parent left out of the bundle (and not here already) cuts the ancestry there.
-      parentId: c.parentId !== null && (present.has(c.parentId) || (await tx.getCheckpoint(c.parentId))) ? c.parentId : null,
+      // A parent left out of the bundle (and not here already, in this session) cuts the ancestry there.
+      parentId: c.parentId !== null && (present.has(c.parentId) || (await tx.getCheckpoint(c.parentId))?.sessionId === s.id) ? c.parentId : null,
     });
     added++;
   }
   for (const b of s.branches) if (created || !(await tx.getRef(s.id, b.name))) await tx.setRef(s.id, b.name, b.checkpointId);
   if (created) {
     // A new session starts out holding the state at its HEAD.
-    const headId = s.headBranch !== null ? (s.branches.find((b) => b.name === s.headBranch)?.checkpointId ?? null) : s.headCheckpoint;
+    const headId = session.headBranch !== null ? (s.branches.find((b) => b.name === session?.headBranch)?.checkpointId ?? null) : session.headCheckpoint;
     const head = headId === null ? undefined : await tx.getCheckpoint(headId);
     if (head) await tx.updateSession(s.id, { workRoot: head.stateRoot, workVersion: 1 });
   }
@@ -495,6 +586,19 @@ async function importSession(tx: MetaWriter, bundled: BundleSession, as: string 
   return { name, created, checkpoints: added, skipped, milestones, milestonesSkipped };
 }
 
+/**
+ * Where a new session's HEAD goes: where the bundle says, else (an export of single
+ * checkpoints leaves it out when HEAD was elsewhere) on its branch "main" if it has one, else
+ * detached at its newest checkpoint — never on a branch that does not exist.
+ */
+function headOf(s: BundleSession): Pick<SessionRow, "headBranch" | "headCheckpoint"> {
+  if (s.headBranch !== null) return { headBranch: s.headBranch, headCheckpoint: null };
+  if (s.headCheckpoint !== null) return { headBranch: null, headCheckpoint: s.headCheckpoint };
+  const newest = s.checkpoints.reduce<BundleSession["checkpoints"][number] | undefined>((a, c) => (a === undefined || c.seq > a.seq ? c : a), undefined);
+  if (newest === undefined || s.branches.some((b) => b.name === MAIN_BRANCH)) return { headBranch: MAIN_BRANCH, headCheckpoint: null };
+  return { headBranch: null, headCheckpoint: newest.id };
+}
+
 /** The same session under fresh session and checkpoint ids, every link between them kept. */
 function withNewIds(s: BundleSession): BundleSession {
   const ids = new Map(s.checkpoints.map((c) => [c.id, newId(c.createdAt)]));
@@ -505,7 +609,7 @@ function withNewIds(s: BundleSession): BundleSession {
     headCheckpoint: map(s.headCheckpoint),
     branches: s.branches.map((b) => ({ name: b.name, checkpointId: ids.get(b.checkpointId) ?? b.checkpointId })),
     checkpoints: s.checkpoints.map((c) => ({ ...c, id: ids.get(c.id) as string, parentId: map(c.parentId) })),
-    // parseBundle made sure both ends are among the checkpoints.
+    // parseManifest made sure both ends are among the checkpoints.
     milestones: s.milestones.map((m) => ({ ...m, from: ids.get(m.from) as string, to: ids.get(m.to) as string })),
   };
 }

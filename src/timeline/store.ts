@@ -188,11 +188,26 @@ export class Store {
     return row;
   }
 
-  /** Imports a bundle: checked whole first, then written all or nothing. */
+  /** Imports a bundle held in memory: checked whole first, then written all or nothing. */
   async import(bytes: Uint8Array, options?: ImportOptions): Promise<ImportReport> {
     const ctx = this.#open();
-    const { importBundle } = await import("./bundle.js");
-    return importBundle(ctx, bytes, options);
+    const [{ importBundle }, { bufferSource }] = await Promise.all([import("./bundle.js"), import("./bundle-source.js")]);
+    return importBundle(ctx, bufferSource(bytes), options);
+  }
+
+  /**
+   * Imports the bundle in the file at `path`, read in pieces (never whole, whatever its size):
+   * checked whole first, then written all or nothing. INVALID_ARGUMENT if it cannot be read.
+   */
+  async importFile(path: string, options?: ImportOptions): Promise<ImportReport> {
+    const ctx = this.#open();
+    const [{ importBundle }, { fileSource }] = await Promise.all([import("./bundle.js"), import("./bundle-source.js")]);
+    const source = await fileSource(path);
+    try {
+      return await importBundle(ctx, source, options);
+    } finally {
+      await source.close();
+    }
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 // `forge checkpoint …`: the seed grammar of the forge-reasoning design.
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { renameSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { Command } from "commander";
 import { ForgeError } from "../../core/errors.js";
@@ -386,13 +386,8 @@ export function checkpointCommand(): Command {
     .option("--as <session>", "import the bundle's session under this name")
     .action(
       run(async (ctx, file: string, opts: { as?: string }) => {
-        let data: Buffer;
-        try {
-          data = readFileSync(file);
-        } catch (e) {
-          throw new ForgeError("INVALID_ARGUMENT", `cannot read ${file}: ${(e as Error).message}`, { cause: e });
-        }
-        const r = await (await ctx.store()).import(data, opts.as !== undefined ? { as: opts.as } : {});
+        // Read in records, never whole: a bundle is untrusted and may be any size.
+        const r = await (await ctx.store()).importFile(file, opts.as !== undefined ? { as: opts.as } : {});
         if (ctx.json) return printJson(r);
         for (const s of r.sessions) {
           const ms =
