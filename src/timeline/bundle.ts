@@ -4,7 +4,7 @@
 //     M  the manifest (JSON: sessions, their checkpoints, branches and milestones)
 //     O  an object: 32-byte hash, then its stored bytes (codec byte + body)
 //     E  the end: SHA-256 of every byte before this record
-// A manifest is at most 16 MiB, every object within the limits of objects/limits.ts.
+// A manifest is at most 32 MiB, every object within the limits of objects/limits.ts.
 //
 // The manifest carries its own version: 1 had no milestones; 2 gives every session a
 // `milestones` list. Export writes 2; import reads both and refuses any other, naming it, so
@@ -37,6 +37,14 @@ import type { StoreContext } from "./store-context.js";
 const hashSchema = z.string().refine(isHash, "not a SHA-256 hex hash");
 const idSchema = z.string().refine(isId, "not a checkpoint id");
 const nameSchema = z.string().min(1).max(128);
+/**
+ * Metadata: a JSON object kept as parsed, every key ("__proto__" included) an own key of it.
+ * Not z.record, which drops a "__proto__" key silently.
+ */
+const metadataSchema = z.custom<Record<string, unknown>>(
+  (v) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype,
+  "expected a JSON object",
+);
 
 const checkpointSchema = z.object({
   id: idSchema,
@@ -47,7 +55,7 @@ const checkpointSchema = z.object({
   message: z.string(),
   tags: z.array(z.string()),
   trigger: z.string(),
-  metadata: z.record(z.string(), z.unknown()),
+  metadata: metadataSchema,
   stateRoot: hashSchema,
   filesRoot: hashSchema.nullable(),
   logicalBytes: z.number().int().nonnegative(),
@@ -68,7 +76,7 @@ const sessionSchemaV1 = z.object({
   name: nameSchema,
   kind: z.string().min(1),
   createdAt: z.number().int().nonnegative(),
-  metadata: z.record(z.string(), z.unknown()),
+  metadata: metadataSchema,
   headBranch: nameSchema.nullable(),
   headCheckpoint: idSchema.nullable(),
   branches: z.array(z.object({ name: nameSchema, checkpointId: idSchema })),

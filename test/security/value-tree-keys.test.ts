@@ -48,5 +48,21 @@ describe("value trees read from a store", () => {
       await store.close();
     }
   });
-});
 
+  it("a bundle carries checkpoint and session metadata with __proto__ and constructor keys as data", async () => {
+    const from = await openStore("memory:");
+    const to = await openStore("memory:");
+    try {
+      const metadata = JSON.parse(`{"__proto__":{"x":1},"constructor":{"prototype":{"y":2}},"a":1}`) as Record<string, unknown>;
+      const cp = await (await from.session("meta")).checkpoint({ n: 1 }, { metadata });
+      const bundle = await from.export({ session: "meta" });
+      await to.import(bundle.bytes);
+      const back = await (await to.session("meta")).get(cp.id);
+      expect(JSON.stringify(back.metadata)).toBe(JSON.stringify(metadata));
+      expect("x" in Object.prototype).toBe(false);
+    } finally {
+      await from.close();
+      await to.close();
+    }
+  });
+});
