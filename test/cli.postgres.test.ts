@@ -1,25 +1,14 @@
 // `forge` against a PostgreSQL store, as a team sharing one server uses it: `forge init
 // --store postgres://…` applies the schema and remembers the URL; another folder pointed at
 // the same URL sees the same checkpoints; an unreachable server is one clear line.
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import pg from "pg";
 import { parse, toClientConfig } from "pg-connection-string";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { forge } from "./support/cli.js";
 import { dropSchema, pgStoreUrl } from "./support/postgres.js";
-
-const BIN = resolve(__dirname, "..", "bin", "forge.js");
-
-function forge(cwd: string, args: string[], env: Record<string, string> = {}): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1", FORGE_STORE: "", FORGE_SESSION: "", ...env },
-  });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
 
 describe("forge CLI on a PostgreSQL store", () => {
   let url: string;
@@ -35,7 +24,7 @@ describe("forge CLI on a PostgreSQL store", () => {
 
   it("init --store applies the migrations and writes the URL into .forge/config.json, keeping other settings", async () => {
     const cfgDir = join(a, ".forge");
-    spawnSync("mkdir", ["-p", cfgDir]);
+    mkdirSync(cfgDir, { recursive: true });
     writeFileSync(join(cfgDir, "config.json"), JSON.stringify({ workspace: { keepLast: 7 } }));
     const r = forge(a, ["init", "--store", url]);
     expect(r.stderr).toBe("");
@@ -62,9 +51,9 @@ describe("forge CLI on a PostgreSQL store", () => {
     const made = forge(a, ["checkpoint", "create", "shared", "--state", "s.json", "--json"]);
     expect(made.stderr).toBe("");
     const id = (JSON.parse(made.stdout) as { id: string }).id;
-    const listed = forge(b, ["checkpoint", "list", "--json"], { FORGE_STORE: url });
+    const listed = forge(b, ["checkpoint", "list", "--json"], { env: { FORGE_STORE: url } });
     expect((JSON.parse(listed.stdout) as { checkpoints: { id: string }[] }).checkpoints.map((c) => c.id)).toEqual([id]);
-    const out = forge(b, ["checkpoint", "restore", id, "--output", "o.json"], { FORGE_STORE: url });
+    const out = forge(b, ["checkpoint", "restore", id, "--output", "o.json"], { env: { FORGE_STORE: url } });
     expect(out.stderr).toBe("");
     expect(JSON.parse(readFileSync(join(b, "o.json"), "utf8"))).toEqual({ plan: ["é", 2, { deep: true }] });
   });
@@ -79,7 +68,7 @@ describe("forge CLI on a PostgreSQL store", () => {
   });
 
   it("a bad schema name in the URL is refused by name", () => {
-    const r = forge(b, ["checkpoint", "list"], { FORGE_STORE: `${url.replace(/schema=[^&]+/, "schema=bad-name;drop")}` });
+    const r = forge(b, ["checkpoint", "list"], { env: { FORGE_STORE: `${url.replace(/schema=[^&]+/, "schema=bad-name;drop")}` } });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/invalid schema "bad-name;drop"/);
   });

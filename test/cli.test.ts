@@ -1,33 +1,9 @@
 // The `forge` command as a user runs it: a real process, a real SQLite store in a temp folder.
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-
-const BIN = resolve(__dirname, "..", "bin", "forge.js");
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function forge(cwd: string, args: string[], input?: string): Run {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    input,
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1", FORGE_STORE: "", FORGE_SESSION: "" },
-  });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-function json<T>(r: Run): T {
-  expect(r.stderr).toBe("");
-  expect(r.code).toBe(0);
-  return JSON.parse(r.stdout) as T;
-}
+import { forge, json } from "./support/cli.js";
 
 interface Cp {
   id: string;
@@ -69,7 +45,7 @@ describe("forge CLI", () => {
   });
 
   it("reads the state from standard input with --state -", () => {
-    const cp = json<Cp>(forge(dir, ["checkpoint", "create", "piped", "--state", "-", "--json"], '{"piped":true}'));
+    const cp = json<Cp>(forge(dir, ["checkpoint", "create", "piped", "--state", "-", "--json"], { input: '{"piped":true}' }));
     const shown = json<{ state: unknown }>(forge(dir, ["checkpoint", "show", cp.id, "--json"]));
     expect(shown.state).toEqual({ piped: true });
   });

@@ -1,59 +1,25 @@
 // `forge chat …` end to end, as a user or an agent drives it: `forge` as a real process
 // (bin/forge.js on the built dist/) on a SQLite store in a temp folder. Checks the text a
 // person reads, the --json shapes, exit codes, and what bad input says.
-import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { AIMessage, ToolMessage, mapStoredMessagesToChatMessages, type StoredMessage } from "@langchain/core/messages";
 import { beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { ConversationSession, openStore, ReasoningSession, type Message } from "../../src/index.js";
+import { fails, forge as runForge, json, ok, type ForgeOptions, type Run } from "../support/cli.js";
 import { requireBuiltLibrary } from "../support/processes.js";
 import { makeTempDir } from "../support/temp.js";
-
-const BIN = resolve(__dirname, "..", "..", "bin", "forge.js");
-const STACK = /^\s+at .+[:(]/m;
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 let dir: string;
 let url: string;
 
-function forgeWith(args: readonly string[], options: { input?: string; env?: Record<string, string> } = {}): Run {
-  const r = spawnSync(process.execPath, [BIN, "--store", url, ...args], {
-    cwd: dir,
-    encoding: "utf8",
-    input: options.input ?? "",
-    env: { ...process.env, NO_COLOR: "1", FORGE_STORE: "", FORGE_SESSION: "", FORGE_DEBUG: "", ...options.env },
-  });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+/** `forge --store URL ARGS` in the test's folder, with stdin and extra environment if given. */
+function forgeWith(args: readonly string[], options: Pick<ForgeOptions, "input" | "env"> = {}): Run {
+  return runForge(dir, ["--store", url, ...args], { input: options.input ?? "", env: options.env ?? {} });
 }
 
 function forge(...args: string[]): Run {
   return forgeWith(args);
-}
-
-/** A command that must succeed: exit 0, nothing on stderr; its stdout. */
-function ok(r: Run): string {
-  expect(r.stderr).toBe("");
-  expect(r.code, r.stdout).toBe(0);
-  return r.stdout;
-}
-
-function json<T>(r: Run): T {
-  return JSON.parse(ok(r)) as T;
-}
-
-/** A failed command: its exit code, one `forge: …` line on stderr, no stack trace. */
-function fails(r: Run, code: number, message: RegExp): void {
-  expect(r.code, `stdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(code);
-  expect(r.stderr).toMatch(/^forge: /);
-  expect(r.stderr).toMatch(message);
-  expect(r.stderr).not.toMatch(STACK);
-  expect(r.stderr).not.toMatch(/internal error/);
 }
 
 interface CheckpointJson {

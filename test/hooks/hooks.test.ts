@@ -1,36 +1,22 @@
 // `forge hook EVENT` as a host runs it: a child process with the host's JSON on stdin
 // (Claude Code's hook input), in the project folder. It must do its job, keep stdout empty
 // unless the host reads it, and never fail the host's action unless told to be strict.
-import { spawnSync } from "node:child_process";
 import { existsSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { forge as runForge, json as parseJson, type Run } from "../support/cli.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
-
-const BIN = resolve(__dirname, "..", "..", "bin", "forge.js");
 
 let dir: TempDir;
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
+/** `forge ARGS` in the project folder (or `cwd`), with the host's JSON on stdin. */
 function forge(args: string[], options: { input?: string; env?: Record<string, string>; cwd?: string } = {}): Run {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd: options.cwd ?? dir.path,
-    input: options.input ?? "",
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1", FORGE_STORE: "", FORGE_SESSION: "", FORGE_HOOK_STRICT: "", ...options.env },
-  });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  return runForge(options.cwd ?? dir.path, args, { input: options.input ?? "", env: options.env ?? {} });
 }
 
+/** `forge ARGS --json`, expecting exit 0 (stderr is not checked). */
 function json<T>(args: string[]): T {
-  const r = forge([...args, "--json"]);
-  expect(r.code, r.stderr).toBe(0);
-  return JSON.parse(r.stdout) as T;
+  return parseJson<T>(forge([...args, "--json"]), { allowStderr: true });
 }
 
 type Cp = { seq: number; trigger: string; message: string; metadata: Record<string, unknown> };

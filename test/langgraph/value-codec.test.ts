@@ -80,7 +80,8 @@ describe("the value codec", () => {
   it("matches the serializer on arbitrary values", async () => {
     await fc.assert(
       // Without "__proto__" keys: there the codec deliberately differs (a key stays a key;
-      // the serializer's reviver makes it the prototype), which the test above pins down.
+      // the serializer's reviver makes it the prototype), which "keeps a __proto__ key as a
+      // key" pins down.
       fc.asyncProperty(fc.anything({ key: fc.string().filter((k) => k !== "__proto__"), withDate: true, withMap: true, withSet: true, withNullPrototype: true, withSparseArray: true, withBoxedValues: true }), async (v) => {
         await expectSameAsSerializer(new ValueCodec(serde), v);
       }),

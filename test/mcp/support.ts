@@ -1,11 +1,9 @@
 // `forge mcp` as a child process, driven by the MCP SDK's own client over stdio.
-import { resolve } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { expect } from "vitest";
-
-export const BIN = resolve(__dirname, "..", "..", "bin", "forge.js");
+import { FORGE_BIN, forgeEnv } from "../support/cli.js";
 
 export interface McpHarness {
   readonly client: Client;
@@ -20,9 +18,9 @@ export interface McpHarness {
 export async function startMcp(cwd: string, args: readonly string[] = [], env: Record<string, string> = {}): Promise<McpHarness> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [BIN, ...args, "mcp"],
+    args: [FORGE_BIN, ...args, "mcp"],
     cwd,
-    env: { ...(process.env as Record<string, string>), NO_COLOR: "1", FORGE_STORE: "", FORGE_SESSION: "", ...env },
+    env: forgeEnv(env),
     stderr: "pipe",
   });
   let stderr = "";

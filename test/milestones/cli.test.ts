@@ -1,18 +1,10 @@
 // `forge milestone …` and `forge checkpoint squash` as a user runs them: real processes, a
 // real SQLite store in a temp folder.
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-
-const BIN = resolve(__dirname, "..", "..", "bin", "forge.js");
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
+import { forge as runForge, json, type Run } from "../support/cli.js";
 
 interface Cp {
   id: string;
@@ -32,18 +24,7 @@ function forge(...args: string[]): Run {
 
 /** `forge` run in another folder: another store. */
 function forgeIn(cwd: string, ...args: string[]): Run {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1", FORGE_STORE: "", FORGE_SESSION: "" },
-  });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-function json<T>(r: Run): T {
-  expect(r.stderr).toBe("");
-  expect(r.code).toBe(0);
-  return JSON.parse(r.stdout) as T;
+  return runForge(cwd, args);
 }
 
 /** `count` checkpoints "step 1".."step N" of states {step: N}. */

@@ -1,54 +1,24 @@
 // The reasoning commands end to end, as an agent drives them: `forge` as a real process
 // (bin/forge.js on the built dist/) in a temp folder holding its own .forge store. Checks
 // the text output, exit codes, the --json shapes, and what bad input says.
-import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { fails, forge as runForge, json, STACK, type Run } from "../support/cli.js";
 import { requireBuiltLibrary } from "../support/processes.js";
 import { git, gitRepo, tempDir, writeFile } from "./support.js";
 
-const BIN = resolve(__dirname, "..", "..", "bin", "forge.js");
 const NODE = process.execPath;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
-const STACK = /^\s+at .+[:(]/m;
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
 
 let dir: string;
 
 function forgeIn(cwd: string, args: readonly string[], env: Record<string, string> = {}): Run {
-  const r = spawnSync(NODE, [BIN, ...args], {
-    cwd,
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, NO_COLOR: "1", FORGE_STORE: "", FORGE_SESSION: "", FORGE_DEBUG: "", ...env },
-  });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+  return runForge(cwd, args, { env });
 }
 
 function forge(...args: string[]): Run {
   return forgeIn(dir, args);
-}
-
-/** Parses a command's --json output, expecting exit 0 and nothing on stderr. */
-function json<T>(r: Run): T {
-  expect(r.stderr).toBe("");
-  expect(r.code).toBe(0);
-  return JSON.parse(r.stdout) as T;
-}
-
-/** A failed command: its exit code, one `forge: …` line on stderr, no stack trace. */
-function fails(r: Run, code: number, message: RegExp): void {
-  expect(r.code, `stdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(code);
-  expect(r.stderr).toMatch(/^forge: /);
-  expect(r.stderr).toMatch(message);
-  expect(r.stderr).not.toMatch(STACK);
-  expect(r.stderr).not.toMatch(/internal error/);
 }
 
 interface CheckpointJson {
@@ -238,8 +208,8 @@ describe("forge evidence", () => {
     fails(forge("evidence", "add", "H1", "seen", "--supports", "--refutes"), 2, /exactly one of/);
   });
 
-  // Fails today: unit() in src/cli/commands/reasoning.ts words every range error as
-  // "confidence must be …", so a bad --strength is reported as a bad confidence.
+  // --confidence and --strength share one range parser (unit() in
+  // src/cli/commands/reasoning.ts); its message must name the option it parsed.
   it("names --strength, not confidence, when the strength is outside 0..1", () => {
     forge("hypothesis", "add", "x");
     const r = forge("evidence", "add", "H1", "seen", "--supports", "--strength", "2");
@@ -391,9 +361,9 @@ describe("forge verify", () => {
     expect(json<{ state: { verifications: unknown[] } }>(forge("brief", "--json")).state.verifications).toEqual([]);
   });
 
-  // Fails today: --timeout is parsed with Number() and never checked (reasoning.ts, the
-  // verify command), so "abc" becomes NaN, setTimeout fires at once, and the check is
-  // killed and recorded as failed "timed out after NaN ms" instead of a usage error.
+  // --timeout is checked where it is parsed (seconds() in src/cli/commands/reasoning.ts):
+  // unchecked, "abc" would become NaN, setTimeout would fire at once, and the check would
+  // be killed and recorded as failed "timed out after NaN ms" instead of a usage error.
   it("refuses a --timeout that is not a number of seconds, running nothing", () => {
     const r = forge("verify", "--json", "--timeout", "abc", "check", "--", NODE, "-e", "0");
     fails(r, 2, /^forge: .*abc/);

@@ -49,9 +49,9 @@ describe("two session objects updating one reasoning session", () => {
     expect(b.state()).toEqual(a.state());
   });
 
-  // Fails today: with no working state stored yet, reload() leaves #version undefined and
-  // save() then writes without expectedVersion, so the second writer silently overwrites
-  // the first (reasoning-session.ts, reload() and save()).
+  // A session with no working state stored yet is still at a version (0): were it at none,
+  // save() would write without expectedVersion and the second writer would silently
+  // overwrite the first (reasoning-session.ts, reload() and save()).
   it("does not lose either of two racing first updates of a new session", async () => {
     const bench = await reasoningBench("shared");
     const a = bench.rs;

@@ -431,8 +431,9 @@ describe("command history", () => {
   it("keeps output under the preview limit whole and exact, multi-byte characters included", async () => {
     const { rs } = await reasoningBench();
     // 1,000 × "€" (3 bytes each) = 3,000 bytes: under the 4,096-byte limit, nothing is cut.
-    // Fails today: Preview.result() in runner.ts decodes its head (first 2,048 bytes) and
-    // tail separately, so the "€" straddling byte 2,048 becomes two U+FFFD characters.
+    // Output that is not cut is decoded in one piece (Preview.result() in runner.ts): decoding
+    // the head (first 2,048 bytes) and tail apart would split the "€" straddling byte 2,048
+    // into two U+FFFD characters.
     const run = await rs.run(nodeArgv("process.stdout.write('€'.repeat(1000))"));
     expect(run.stdout.bytes).toBe(3000);
     expect(run.stdout.truncated).toBe(false);

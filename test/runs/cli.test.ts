@@ -1,20 +1,19 @@
 // `forge runs …` on a SQLite store that workflow code filled through the library.
-import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { beforeAll, afterAll, describe, expect, it } from "vitest";
 import { ManualClock, RunStore, Store } from "../../src/index.js";
+import { forge as runForge, type Run } from "../support/cli.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
 
-const BIN = resolve(__dirname, "..", "..", "bin", "forge.js");
 const DAY = 24 * 3_600_000;
 
 let dir: TempDir;
 let url: string;
 
-function forge(args: string[]): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, "--store", url, ...args], { cwd: dir.path, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", FORGE_STORE: "" } });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+/** `forge --store URL ARGS` in the test's folder. */
+function forge(args: string[]): Run {
+  return runForge(dir.path, ["--store", url, ...args]);
 }
 
 beforeAll(async () => {

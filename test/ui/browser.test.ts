@@ -2,7 +2,8 @@
 // conversation and a reasoning session; see the timeline, open a checkpoint, compare two,
 // restore one through the dialog and see the state change, append a message and save,
 // and watch a checkpoint another process makes appear. Any console error fails the test.
-// Screenshots of the timeline and the compare view go to docs/screenshots/.
+// Screenshots of the timeline and the compare view go to docs/screenshots/. Also milestones:
+// the session API lists them, and the timeline marks their two ends.
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -157,5 +158,50 @@ describe("the web page in Chromium", () => {
     const board = page.locator(".opened .board");
     await expect.poll(() => board.locator(".card p").textContent()).toBe("the Q4_0 scales are read one block late");
     expect(await board.locator(".evidence li").textContent()).toContain("block 7 matches when shifted by one");
+  });
+});
+
+describe("milestones on the web page", () => {
+  // A store of its own whose session holds one milestone, #2..#3 of four checkpoints.
+  let dir: TempDir;
+  let store: Store;
+  let ui: RunningUi;
+  let browser: Browser | undefined;
+  const ids: string[] = [];
+
+  beforeAll(async () => {
+    dir = makeTempDir("milestone-ui");
+    store = await openStore(`sqlite:${dir.path}/forge.db`);
+    const s = await store.session("notes");
+    for (let i = 1; i <= 4; i++) ids.push((await s.checkpoint({ step: i }, { message: `step ${i}` })).id);
+    await s.createMilestone("parser", { from: "#2", to: "#3", description: "rewrote the parser" });
+    ui = await startUi(store, { port: 0, pollMs: 200 });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await ui?.close();
+    await store?.close();
+    dir?.remove();
+  });
+
+  it("the session API returns the session's milestones", async () => {
+    const detail = (await (await fetch(`${ui.url}api/sessions/notes`)).json()) as { milestones: unknown[] };
+    expect(detail.milestones).toEqual([{ name: "parser", fromId: ids[1], toId: ids[2], description: "rewrote the parser" }]);
+  });
+
+  it("the timeline marks a milestone's start and end", async () => {
+    browser = await launchChromium();
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on("pageerror", (e) => errors.push(e.message));
+    await page.goto(ui.url);
+    await page.locator(".sessions button", { hasText: "notes" }).click();
+    await expect.poll(() => page.locator(".timeline .row").count()).toBe(4);
+    expect(await page.locator(".row[data-seq='2'] .badge.milestone").textContent()).toBe("◆ parser start");
+    expect(await page.locator(".row[data-seq='3'] .badge.milestone").textContent()).toBe("◆ parser end");
+    expect(await page.locator(".row[data-seq='3'] .badge.milestone").getAttribute("title")).toBe("rewrote the parser");
+    expect(await page.locator(".row[data-seq='4'] .badge.milestone").count()).toBe(0);
+    expect(errors).toEqual([]);
   });
 });

@@ -2,24 +2,19 @@
 // prints (never on fixed sleeps where a line can be waited for), and one-shot `forge`
 // commands in the same folder. Each test gets its own TMPDIR, so watch locks never meet
 // those of other runs.
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { expect, onTestFinished } from "vitest";
-import { BIN, tempDir } from "../workspace/support.js";
+import { FORGE_BIN, forge as runForge, forgeEnv, json, type Run } from "../support/cli.js";
+import { tempDir } from "../workspace/support.js";
 
 export interface Place {
   /** The workspace (and .forge) folder. */
   readonly root: string;
   /** The TMPDIR the watchers see: their locks live under it. */
   readonly tmp: string;
-}
-
-export interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
 }
 
 /** A fresh folder with `forge init` run in it. */
@@ -34,22 +29,19 @@ export function place(label: string): Place {
   return p;
 }
 
-function env(p: Place): NodeJS.ProcessEnv {
-  return { ...process.env, NO_COLOR: "1", FORGE_STORE: "", FORGE_SESSION: "", FORGE_DEBUG: "", TMPDIR: p.tmp };
+/** The place's own TMPDIR, on top of the harness's clean environment. */
+function env(p: Place): Record<string, string> {
+  return { TMPDIR: p.tmp };
 }
 
-/** Runs `forge ARGS` to completion in the place's folder. */
+/** Runs `forge ARGS` to completion in the place's folder; a run past `timeoutMs` throws. */
 export function forge(p: Place, args: readonly string[], timeoutMs = 30_000): Run {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd: p.root, env: env(p), encoding: "utf8", timeout: timeoutMs, maxBuffer: 64 * 1024 * 1024 });
-  if (r.error) throw r.error;
-  return { code: r.status ?? (r.signal ? 128 : -1), stdout: r.stdout, stderr: r.stderr };
+  return runForge(p.root, args, { env: env(p), timeoutMs });
 }
 
-/** `forge ARGS --json`, expecting success. */
+/** `forge ARGS --json`, expecting exit 0 (stderr is not checked). */
 export function forgeJson<T>(p: Place, args: readonly string[]): T {
-  const r = forge(p, [...args, "--json"]);
-  expect(r.code, r.stderr).toBe(0);
-  return JSON.parse(r.stdout) as T;
+  return json<T>(forge(p, [...args, "--json"]), { allowStderr: true });
 }
 
 export interface WatchLine {
@@ -71,7 +63,7 @@ export interface WatchProcess {
 
 /** Starts `forge watch ARGS --json` in the place's folder; killed at the end of the test if still running. */
 export function watch(p: Place, args: readonly string[]): WatchProcess {
-  const child = spawn(process.execPath, [BIN, "watch", ...args, "--json"], { cwd: p.root, env: env(p), stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [FORGE_BIN, "watch", ...args, "--json"], { cwd: p.root, env: forgeEnv(env(p)), stdio: ["pipe", "pipe", "pipe"] });
   const lines: WatchLine[] = [];
   let stderr = "";
   const waiters = new Set<() => void>();

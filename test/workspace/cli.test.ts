@@ -4,8 +4,9 @@ import { spawnSync } from "node:child_process";
 import { existsSync, realpathSync, renameSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { fails, forge, json, ok } from "../support/cli.js";
 import { requireBuiltLibrary } from "../support/processes.js";
-import { BIN, fails, forge, json, ok, put, read, tempDir, walkTree } from "./support.js";
+import { put, read, tempDir, walkTree } from "./support.js";
 
 interface CheckpointJson {
   id: string;
@@ -57,12 +58,6 @@ function initialized(): string {
   const root = realpathSync(tempDir("files-cli").path);
   expect(ok(forge(root, ["init"]))).toMatch(/Initialized empty Forge store/);
   return root;
-}
-
-/** Runs forge with standard input. */
-function forgeWithInput(cwd: string, args: readonly string[], input: string) {
-  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, input, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", FORGE_STORE: "", FORGE_SESSION: "", FORGE_DEBUG: "" } });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** A first snapshot of a small project, then outside changes of every kind. */
@@ -363,9 +358,9 @@ describe("checkpoint --files", () => {
   it("refuses --files for a checkpoint without files before moving anything (exit 1)", () => {
     const root = initialized();
     put(root, "a.txt", "a\n");
-    const plain = json<CheckpointJson>(forgeWithInput(root, ["checkpoint", "create", "plain", "--state", "-", "--json"], '{"x":1}'));
+    const plain = json<CheckpointJson>(forge(root, ["checkpoint", "create", "plain", "--state", "-", "--json"], { input: '{"x":1}' }));
     expect(plain.filesRoot).toBeNull();
-    json<CheckpointJson>(forgeWithInput(root, ["checkpoint", "create", "later", "--state", "-", "--json"], '{"x":2}'));
+    json<CheckpointJson>(forge(root, ["checkpoint", "create", "later", "--state", "-", "--json"], { input: '{"x":2}' }));
     const before = walkTree(root);
     fails(forge(root, ["checkpoint", "restore", plain.id, "--files"]), 1, /^forge: checkpoint #1 carries no files snapshot \(it was not created with --files\)/);
     expect(walkTree(root)).toEqual(before);

@@ -13,8 +13,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { blobRaw } from "../../src/objects/node.js";
 import { sha256 } from "../../src/objects/hash.js";
+import { forge, json, ok, type RunAs } from "../support/cli.js";
 import { requireBuiltLibrary } from "../support/processes.js";
-import { forge, json, ok, put, read, tempDir, unprivilegedUser, workspaceBench, type RunAs } from "./support.js";
+import { put, read, tempDir, unprivilegedUser, workspaceBench } from "./support.js";
 
 describe("files over the size limit", () => {
   it("lists them as too large in the snapshot state and in status, without storing them", async () => {
@@ -120,8 +121,8 @@ describe("unreadable files", () => {
     put(root, "a.txt", "a v1\n");
     put(root, "secret.txt", "secret v1\n");
     give(root);
-    ok(forge(root, ["init"], as));
-    const first = json<SnapJson>(forge(root, ["files", "snapshot", "readable", "--json"], as));
+    ok(forge(root, ["init"], { as }));
+    const first = json<SnapJson>(forge(root, ["files", "snapshot", "readable", "--json"], { as }));
     expect(first.incomplete).toBe(false);
 
     writeFileSync(join(root, "secret.txt"), "secret v2, unreadable\n");
@@ -131,28 +132,28 @@ describe("unreadable files", () => {
     expect(readAs(join(root, "secret.txt"), as)).toBe("EACCES");
 
     // The text form warns on stderr.
-    const text = forge(root, ["files", "status"], as);
+    const text = forge(root, ["files", "status"], { as });
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^unreadable: secret\.txt \(EACCES\)$/m);
-    const status = json<{ unreadable: { path: string; why: string }[] }>(forge(root, ["files", "status", "--json"], as));
+    const status = json<{ unreadable: { path: string; why: string }[] }>(forge(root, ["files", "status", "--json"], { as }));
     expect(status.unreadable).toEqual([{ path: "secret.txt", why: "EACCES" }]);
 
-    const warned = forge(root, ["files", "snapshot", "unreadable one"], as);
+    const warned = forge(root, ["files", "snapshot", "unreadable one"], { as });
     expect(warned.code).toBe(0);
     expect(warned.stderr).toMatch(/^forge: warning: could not read secret\.txt \(EACCES\); the snapshot is incomplete for it$/m);
-    const log = json<{ snapshots: SnapJson[] }>(forge(root, ["files", "log", "--json"], as));
+    const log = json<{ snapshots: SnapJson[] }>(forge(root, ["files", "log", "--json"], { as }));
     const incomplete = log.snapshots[0];
     expect(incomplete?.tags).toContain("incomplete");
-    const shown = json<StateJson>(forge(root, ["checkpoint", "show", incomplete?.id ?? "", "--session", "workspace", "--json"], as));
+    const shown = json<StateJson>(forge(root, ["checkpoint", "show", incomplete?.id ?? "", "--session", "workspace", "--json"], { as }));
     expect(shown.state.unreadable).toEqual([{ path: "secret.txt", why: "EACCES" }]);
-    const again = json<SnapJson>(forge(root, ["files", "snapshot", "--json"], as));
+    const again = json<SnapJson>(forge(root, ["files", "snapshot", "--json"], { as }));
     expect(again.incomplete).toBe(true);
     expect(again.tags).toContain("incomplete");
 
     // Restoring the incomplete snapshot: the unreadable file is skipped, not rewritten or deleted.
     put(root, "a.txt", "a v3\n");
     give(root);
-    const r = json<RestoreJson>(forge(root, ["files", "restore", incomplete?.id ?? "", "--json"], as));
+    const r = json<RestoreJson>(forge(root, ["files", "restore", incomplete?.id ?? "", "--json"], { as }));
     expect(r.skipped.map((s) => s.path)).toContain("secret.txt");
     expect(r.written).toEqual(["a.txt"]);
     expect(r.deleted).toEqual([]);
@@ -166,15 +167,15 @@ describe("unreadable files", () => {
     put(root, "a.txt", "a v1\n");
     put(root, "secret.txt", "secret v1\n");
     give(root);
-    ok(forge(root, ["init"], as));
-    const first = json<SnapJson>(forge(root, ["files", "snapshot", "readable", "--json"], as));
+    ok(forge(root, ["init"], { as }));
+    const first = json<SnapJson>(forge(root, ["files", "snapshot", "readable", "--json"], { as }));
     writeFileSync(join(root, "secret.txt"), "secret v2, never snapshotted\n");
     chmodSync(join(root, "secret.txt"), 0o000);
     put(root, "a.txt", "a v2\n");
     give(root);
     expect(readAs(join(root, "secret.txt"), as)).toBe("EACCES");
 
-    const r = json<RestoreJson>(forge(root, ["files", "restore", first.id, "--json"], as));
+    const r = json<RestoreJson>(forge(root, ["files", "restore", first.id, "--json"], { as }));
     expect(read(root, "a.txt")).toBe("a v1\n");
     expect(readFileSync(join(root, "secret.txt"), "utf8")).toBe("secret v2, never snapshotted\n");
     expect(r.written).toEqual(["a.txt"]);
@@ -186,19 +187,19 @@ describe("unreadable files", () => {
     put(root, "a.txt", "a v1\n");
     put(root, "private/keep.txt", "private\n");
     give(root);
-    ok(forge(root, ["init"], as));
+    ok(forge(root, ["init"], { as }));
     chmodSync(join(root, "private"), 0o000);
     expect(readAs(join(root, "private/keep.txt"), as)).toBe("EACCES");
-    const snap = json<SnapJson>(forge(root, ["files", "snapshot", "--json"], as));
+    const snap = json<SnapJson>(forge(root, ["files", "snapshot", "--json"], { as }));
     expect(snap.incomplete).toBe(true);
-    const shown = json<StateJson>(forge(root, ["checkpoint", "show", snap.id, "--session", "workspace", "--json"], as));
+    const shown = json<StateJson>(forge(root, ["checkpoint", "show", snap.id, "--session", "workspace", "--json"], { as }));
     expect(shown.state.unreadable).toEqual([{ path: "private", why: "EACCES" }]);
 
     // Readable again: the snapshot knew nothing of the folder's files, so restoring it must not remove them.
     chmodSync(join(root, "private"), 0o755);
     put(root, "a.txt", "a v2\n");
     give(root);
-    json<RestoreJson>(forge(root, ["files", "restore", snap.id, "--json"], as));
+    json<RestoreJson>(forge(root, ["files", "restore", snap.id, "--json"], { as }));
     expect(read(root, "a.txt")).toBe("a v1\n");
     expect(existsSync(join(root, "private/keep.txt"))).toBe(true);
   });

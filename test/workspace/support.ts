@@ -1,16 +1,15 @@
 // Shared set-up for the workspace-snapshot tests: a real folder in a temp directory with a
 // real SQLite store in its .forge/, an independent walker to compare trees byte for byte,
-// and a runner for the `forge` command as a real child process.
-import { execFileSync, spawnSync } from "node:child_process";
+// and an unprivileged user to run the `forge` command as (test/support/cli.ts runs it).
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { expect, onTestFinished } from "vitest";
+import { dirname, join } from "node:path";
+import { onTestFinished } from "vitest";
 import { openStore, type Store } from "../../src/index.js";
 import { Workspace, type SnapshotState, type WorkspaceOptions } from "../../src/domains/workspace/workspace.js";
+import type { RunAs } from "../support/cli.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
-
-export const BIN = resolve(__dirname, "..", "..", "bin", "forge.js");
 
 /** A temp folder removed when the test finishes (modes are opened up first, so 000 folders go too). */
 export function tempDir(label: string): TempDir {
@@ -158,54 +157,7 @@ export function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, { cwd, env: GIT_ENV, encoding: "utf8" });
 }
 
-// The CLI.
-
-export interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-export interface RunAs {
-  readonly uid: number;
-  readonly gid: number;
-}
-
-/** Runs `forge ARGS` in `cwd` as a real process (optionally as another user). */
-export function forge(cwd: string, args: readonly string[], as?: RunAs): Run {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    encoding: "utf8",
-    maxBuffer: 64 * 1024 * 1024,
-    env: { ...process.env, NO_COLOR: "1", FORGE_STORE: "", FORGE_SESSION: "", FORGE_DEBUG: "" },
-    ...(as && { uid: as.uid, gid: as.gid }),
-  });
-  if (r.error) throw r.error;
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
-}
-
-/** Parses a command's --json output, expecting exit 0 and nothing on stderr. */
-export function json<T>(r: Run): T {
-  expect(r.stderr, r.stdout).toBe("");
-  expect(r.code).toBe(0);
-  return JSON.parse(r.stdout) as T;
-}
-
-/** A command that succeeded (exit 0, nothing on stderr); returns its stdout. */
-export function ok(r: Run): string {
-  expect(r.stderr, r.stdout).toBe("");
-  expect(r.code).toBe(0);
-  return r.stdout;
-}
-
-/** A failed command: its exit code, one `forge: …` message on stderr, no stack trace. */
-export function fails(r: Run, code: number, message: RegExp): void {
-  expect(r.code, `stdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(code);
-  expect(r.stderr).toMatch(/^forge: /);
-  expect(r.stderr).toMatch(message);
-  expect(r.stderr).not.toMatch(/^\s+at .+[:(]/m);
-  expect(r.stderr).not.toMatch(/internal error/);
-}
+// Running the CLI as someone else.
 
 /** The id of a user with no special rights, for checks root would pass anyway ("nobody"). */
 export function unprivilegedUser(): RunAs {
