@@ -2,6 +2,8 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
+    // The CLI checks every input it builds against its operation's schema (see CliContext.call).
+    env: { FORGE_CHECK_INPUTS: "1" },
     include: ["test/**/*.test.ts"],
     globalSetup: ["test/setup/postgres.global.ts"],
     testTimeout: 60_000,

@@ -42,7 +42,9 @@ export { TRIGGERS, type Trigger, type TriggerEvent } from "./domains/reasoning/p
 export { updatedConfidence } from "./domains/reasoning/hypotheses.js";
 
 // Milestones and checkpoint diffs as people read them: typed reasoning changes and file changes.
-export { combinedChange, describeMilestone, type CombinedChange, type CombinedChangeOptions, type MilestoneReport, type StateChange } from "./domains/combined-change.js";
+export { compareCheckpoints, type CompareOptions, type CompareResult } from "./operations/checkpoint/compare.js";
+export { describeMilestone } from "./operations/milestone/milestones.js";
+export type { StateComparison } from "./domains/kinds.js";
 
 // Workflow runs (flowgraph ADR-015): per-run, per-node saves with history, and crash-safe resume.
 export { RunStore, type RunCheckpointInfo, type RunInfo } from "./integrations/runs/run-store.js";

@@ -21,7 +21,7 @@ beforeEach(() => {
 });
 
 function create(message: string, file: string, ...extra: string[]): Cp {
-  return json<Cp>(forge(dir, ["checkpoint", "create", message, "--state", file, "--json", ...extra]));
+  return json<{ checkpoint: Cp }>(forge(dir, ["checkpoint", "create", message, "--state", file, "--json", ...extra])).checkpoint;
 }
 
 describe("forge CLI", () => {
@@ -45,7 +45,7 @@ describe("forge CLI", () => {
   });
 
   it("reads the state from standard input with --state -", () => {
-    const cp = json<Cp>(forge(dir, ["checkpoint", "create", "piped", "--state", "-", "--json"], { input: '{"piped":true}' }));
+    const cp = json<{ checkpoint: Cp }>(forge(dir, ["checkpoint", "create", "piped", "--state", "-", "--json"], { input: '{"piped":true}' })).checkpoint;
     const shown = json<{ state: unknown }>(forge(dir, ["checkpoint", "show", cp.id, "--json"]));
     expect(shown.state).toEqual({ piped: true });
   });
@@ -111,14 +111,15 @@ describe("forge CLI", () => {
     expect(json<{ checkpoints: Cp[] }>(forge(dir, ["checkpoint", "list", "--json"])).checkpoints).toHaveLength(1);
   });
 
-  it("exits 2 on usage errors: unknown command, missing argument, bad number, no state", () => {
+  it("exits 2 on usage errors (unknown command, missing argument, bad number), 1 when there is no state to save", () => {
     expect(forge(dir, ["checkpoint", "bogus"]).code).toBe(2);
     expect(forge(dir, ["checkpoint", "restore"]).code).toBe(2);
     const badLimit = forge(dir, ["checkpoint", "list", "--limit", "lots"]);
     expect(badLimit.code).toBe(2);
     expect(badLimit.stderr).toMatch(/^forge: .*"lots" is not a whole number/);
+    // Not a usage error: the session might have had a working state to save (the MCP tool says the same).
     const noState = forge(dir, ["checkpoint", "create", "x"]);
-    expect(noState.code).toBe(2);
+    expect(noState.code).toBe(1);
     expect(noState.stderr).toMatch(/^forge: no state given/);
   });
 
@@ -155,7 +156,7 @@ describe("forge CLI", () => {
 
   it("keeps sessions apart with --session", () => {
     create("in default", "s1.json");
-    json<Cp>(forge(dir, ["--session", "other", "checkpoint", "create", "in other", "--state", "s2.json", "--json"]));
+    json<{ checkpoint: Cp }>(forge(dir, ["--session", "other", "checkpoint", "create", "in other", "--state", "s2.json", "--json"]));
     const sessions = json<{ sessions: { name: string; checkpoints: number }[] }>(forge(dir, ["session", "list", "--json"]));
     expect(sessions.sessions.map((s) => [s.name, s.checkpoints])).toEqual([
       ["default", 1],

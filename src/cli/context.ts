@@ -1,11 +1,12 @@
-// What every command gets: the global options, and the store and session they name,
-// opened on first use and closed when the command ends.
+// What every command gets: the operation context its global options name (the store and
+// session, opened on first use and closed when the command ends), whether to print JSON,
+// and `call`, which runs an operation with the typed input the command built.
 import { readFileSync } from "node:fs";
-import { resolveSessionName } from "../core/config.js";
+import { envFlag } from "../core/config.js";
 import { ForgeError } from "../core/errors.js";
-import type { Store } from "../timeline/store.js";
-import type { Session } from "../timeline/session.js";
-import type { ReasoningSession } from "../domains/reasoning/reasoning-session.js";
+import { OperationContext } from "../operations/context.js";
+import type { InputOf, Operation, Shape } from "../operations/operation.js";
+import { progressBar } from "./progress.js";
 
 export interface GlobalOptions {
   readonly store?: string;
@@ -13,37 +14,38 @@ export interface GlobalOptions {
   readonly json?: boolean;
 }
 
-export class CliContext {
-  readonly options: GlobalOptions;
-  #store: Store | undefined;
+export class CliContext extends OperationContext {
+  readonly global: GlobalOptions;
+  readonly #bar: ReturnType<typeof progressBar>;
 
-  constructor(options: GlobalOptions) {
-    this.options = options;
+  constructor(global: GlobalOptions) {
+    const bar = progressBar();
+    super({ ...(global.store !== undefined && { store: global.store }), ...(global.session !== undefined && { session: global.session }), ...(bar.onProgress && { onProgress: bar.onProgress }) });
+    this.#bar = bar;
+    this.global = global;
   }
 
   get json(): boolean {
-    return this.options.json === true;
+    return this.global.json === true;
   }
 
-  async store(): Promise<Store> {
-    // Loaded on first use, not at start: `--version`, `--help` and usage errors never need a store.
-    const { openStore } = await import("../timeline/store.js");
-    this.#store ??= await openStore(this.options.store);
-    return this.#store;
-  }
-
-  async session(): Promise<Session> {
-    return (await this.store()).session(resolveSessionName(this.options.session));
-  }
-
-  /** The session as a reasoning session (its working state loaded). */
-  async reasoning(): Promise<ReasoningSession> {
-    const { ReasoningSession } = await import("../domains/reasoning/reasoning-session.js");
-    return ReasoningSession.open(await this.store(), resolveSessionName(this.options.session));
-  }
-
-  async close(): Promise<void> {
-    await this.#store?.close();
+  /**
+   * Runs an operation with the input the command built from its arguments. Under
+   * FORGE_CHECK_INPUTS (the tests set it) the input is first checked against the
+   * operation's schema, so the CLI cannot drift from what the MCP server and the web page
+   * accept; otherwise zod is not loaded (it costs every command ~60 ms).
+   */
+  async call<S extends Shape, R>(op: Operation<S, R>, input: InputOf<S>): Promise<R> {
+    if (envFlag("FORGE_CHECK_INPUTS")) {
+      const { z } = await import("zod");
+      const checked = z.object(op.input(z)).strict().safeParse(input);
+      if (!checked.success) throw new Error(`the CLI built an input that ${op.name}'s schema refuses: ${z.prettifyError(checked.error)}`);
+    }
+    try {
+      return await op.run(this, input);
+    } finally {
+      this.#bar.stop();
+    }
   }
 }
 

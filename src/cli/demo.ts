@@ -21,7 +21,7 @@ export function demoCommand(): Command {
     .description("play a short debugging story on a store and narrate it (a fresh temporary store unless --store is given)")
     .action(
       run(async (ctx) => {
-        const url = ctx.options.store ?? `sqlite:${join(mkdtempSync(join(tmpdir(), "forge-demo-")), ".forge", "forge.db")}`;
+        const url = ctx.global.store ?? `sqlite:${join(mkdtempSync(join(tmpdir(), "forge-demo-")), ".forge", "forge.db")}`;
         const events = await playDemo(url, ctx.json ? () => undefined : println);
         if (ctx.json) printJson(events);
       }),
@@ -127,7 +127,8 @@ export async function playDemo(url: string, say: (line: string) => void): Promis
 
     say("");
     say(c.bold("The timeline:"));
-    for (const line of renderTimeline(await rs.session.timeline(), clock.now())) say(`  ${line}`);
+    const { timelineJson } = await import("../operations/checkpoint/read.js");
+    for (const line of renderTimeline(timelineJson(await rs.session.timeline()), clock.now())) say(`  ${line}`);
 
     say("");
     say(c.bold("The brief an agent reads after its context was compacted (forge brief):"));

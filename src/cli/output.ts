@@ -3,7 +3,7 @@
 import pc from "picocolors";
 import { envFlag } from "../core/config.js";
 import { formatDuration } from "../core/time.js";
-import type { Checkpoint } from "../timeline/types.js";
+import type { Checkpoint, CheckpointJson } from "../timeline/types.js";
 
 const useColor = !envFlag("NO_COLOR") && process.stdout.isTTY === true;
 export const c = pc.createColors(useColor);
@@ -17,13 +17,14 @@ export function println(line = ""): void {
 }
 
 /** "3m ago", "in 2h 5m" — relative to now. */
-export function ago(d: Date, now = Date.now()): string {
-  const ms = now - d.getTime();
+export function ago(d: Date | string, now = Date.now()): string {
+  const ms = now - (typeof d === "string" ? Date.parse(d) : d.getTime());
   if (Math.abs(ms) < 1000) return "just now";
   return ms >= 0 ? `${formatDuration(ms)} ago` : `in ${formatDuration(-ms)}`;
 }
 
-export function localTime(d: Date): string {
+export function localTime(t: Date | string): string {
+  const d = typeof t === "string" ? new Date(t) : t;
   const p = (n: number) => String(n).padStart(2, "0");
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
@@ -41,7 +42,7 @@ export function shortId(id: string): string {
 }
 
 /** One line about a checkpoint: `#3  01JD8X2K4M  main  2m ago  message  [tags]`. */
-export function checkpointLine(cp: Checkpoint, opts: { head?: boolean; now?: number } = {}): string {
+export function checkpointLine(cp: Checkpoint | CheckpointJson, opts: { head?: boolean; now?: number } = {}): string {
   const parts = [
     (opts.head ? c.green("* ") : "  ") + c.bold(`#${cp.seq}`.padEnd(5)),
     c.yellow(shortId(cp.id)),

@@ -1,10 +1,10 @@
 // Draws a session's checkpoints as a graph of branches, newest first, in the manner of
 // `git log --graph`: one lane per line of history, a fork shown where a lane joins another.
 // Branch heads, HEAD and milestone ends (◆ NAME start / end) are labelled.
-import type { Timeline } from "../timeline/types.js";
+import type { TimelineResult } from "../operations/checkpoint/read.js";
 import { c, checkpointLine } from "./output.js";
 
-export function renderTimeline(tl: Timeline, now = Date.now()): string[] {
+export function renderTimeline(tl: TimelineResult, now = Date.now()): string[] {
   const lines: string[] = [];
   const heads = new Map<string, string[]>();
   for (const b of tl.branches) heads.set(b.headId, [...(heads.get(b.headId) ?? []), b.name]);

@@ -101,7 +101,7 @@ export function readEnv(names: readonly string[]): Record<string, string> {
 }
 
 /** NO_COLOR (https://no-color.org) and friends, read here so the CLI needs no env access. */
-export function envFlag(name: "NO_COLOR" | "FORGE_DEBUG" | "CI"): boolean {
+export function envFlag(name: "NO_COLOR" | "FORGE_DEBUG" | "CI" | "FORGE_CHECK_INPUTS"): boolean {
   const v = process.env[name];
   return v !== undefined && v !== "" && v !== "0";
 }

@@ -5,9 +5,13 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { VERSION } from "../cli/version.js";
-import { checkpointJson } from "../timeline/types.js";
-import { McpContext, errorText, plain, type McpOptions } from "./context.js";
-import { reasoningTools, timelineTools, workspaceTools } from "./tools.js";
+import { OperationContext, type ContextOptions } from "../operations/context.js";
+import { timelineOperation } from "../operations/checkpoint/read.js";
+import { MCP_OPERATIONS } from "./operations.js";
+import { errorText } from "./context.js";
+import { registerOperation } from "./register.js";
+import { reasoningTools } from "./reasoning-tools.js";
+import { workspaceTools } from "./workspace-tools.js";
 
 const INSTRUCTIONS = `Forge keeps checkpoints of your working state so nothing is lost to a context compaction, a bad experiment or a crash.
 - Record your reasoning as you go: task_set, hypothesis_add/update, evidence_add, belief_add, gap_add/fill, note_add, verify. Confirming or rejecting a hypothesis and other significant changes make automatic checkpoints.
@@ -15,10 +19,10 @@ const INSTRUCTIONS = `Forge keeps checkpoints of your working state so nothing i
 - After a compaction or a restart, read the brief (tool or resource forge://brief) first.
 - checkpoint_compare and files_diff show what changed; checkpoint_restore and files_restore go back (they change state: read their descriptions).`;
 
-export function createMcpServer(options: McpOptions = {}): { server: McpServer; context: McpContext } {
-  const context = new McpContext(options);
+export function createMcpServer(options: ContextOptions = {}): { server: McpServer; context: OperationContext } {
+  const context = new OperationContext(options);
   const server = new McpServer({ name: "forge", title: "Forge checkpoints", version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {}, resources: {} } });
-  timelineTools(server, context);
+  for (const op of MCP_OPERATIONS) registerOperation(server, context, op);
   reasoningTools(server, context);
   workspaceTools(server, context);
 
@@ -39,8 +43,7 @@ export function createMcpServer(options: McpOptions = {}): { server: McpServer; 
     { title: "Timeline", description: "The default session's checkpoints, parents and branch heads", mimeType: "application/json" },
     async (uri) => {
       try {
-        const tl = await (await context.existingSession()).timeline();
-        const data = { ...(plain(tl) as Record<string, unknown>), checkpoints: tl.checkpoints.map(checkpointJson) };
+        const data = await timelineOperation.run(context, {});
         return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(data, null, 2) }] };
       } catch (e) {
         throw new Error(errorText(e));
@@ -51,7 +54,7 @@ export function createMcpServer(options: McpOptions = {}): { server: McpServer; 
 }
 
 /** Serves on standard input and output until the client closes them. */
-export async function serveStdio(options: McpOptions = {}): Promise<void> {
+export async function serveStdio(options: ContextOptions = {}): Promise<void> {
   const { server, context } = createMcpServer(options);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {

@@ -155,6 +155,18 @@ export class Store {
     });
   }
 
+  /** How many objects the store holds and their stored bytes. */
+  async usage(): Promise<{ objects: number; bytes: number }> {
+    const ctx = this.#open();
+    let objects = 0;
+    let bytes = 0;
+    for await (const o of ctx.backend.listObjects()) {
+      objects++;
+      bytes += o.size;
+    }
+    return { objects, bytes };
+  }
+
   /** Removes objects no checkpoint uses (older than a grace period, so writers in flight are safe). */
   gc(options?: GcOptions): Promise<GcReport> {
     return collectGarbage(this.#open(), options);

@@ -142,7 +142,10 @@ export function toSessionInfo(row: SessionRow): SessionInfo {
   return { id: row.id, name: row.name, kind: row.kind, createdAt: new Date(row.createdAt), metadata: row.metadata };
 }
 
-/** A checkpoint as plain JSON data (its time as ISO text): what --json and the MCP tools print. */
-export function checkpointJson(cp: Checkpoint): Record<string, unknown> {
+/** A checkpoint as plain JSON data: its time as ISO text. */
+export type CheckpointJson = Omit<Checkpoint, "createdAt"> & { readonly createdAt: string };
+
+/** A checkpoint as plain JSON data: what --json, the MCP tools and the web API give, in one shape. */
+export function checkpointJson(cp: Checkpoint): CheckpointJson {
   return { ...cp, createdAt: cp.createdAt.toISOString() };
 }

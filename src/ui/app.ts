@@ -14,8 +14,14 @@ import { Hono, type Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { ForgeError } from "../core/errors.js";
+import { compareOperation } from "../operations/checkpoint/compare.js";
+import { restoreOperation, restorePlanOperation } from "../operations/checkpoint/restore.js";
+import { checkpointViewOperation, sessionShowOperation } from "../operations/checkpoint/view.js";
+import { OperationContext } from "../operations/context.js";
+import type { InputOf, Operation, Shape } from "../operations/operation.js";
+import { sessionListOperation } from "../operations/store/store.js";
 import type { Store } from "../timeline/store.js";
-import { checkpointJson, checkpointView, compareView, stateView } from "./views.js";
+import { checkpointJson } from "../timeline/types.js";
 import { conversationActions } from "./conversation-actions.js";
 
 export interface AppOptions {
@@ -82,62 +88,32 @@ export function createApp(store: Store, options: AppOptions): Hono {
     });
   }
 
-  app.get("/api/sessions", async (c) => {
-    const sessions = await store.listSessions();
-    const out = [];
-    for (const s of sessions) {
-      const session = await store.getSession(s.name);
-      const last = (await session.list({ order: "desc", limit: 1 }))[0];
-      out.push({ name: s.name, kind: s.kind, checkpoints: s.checkpoints, createdAt: s.createdAt.toISOString(), updatedAt: (last?.createdAt ?? s.createdAt).toISOString() });
-    }
-    out.sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0));
-    return c.json({ sessions: out });
-  });
+  // Every route is an operation over this server's store, its input parsed with the
+  // operation's own schema: the page gets the shape --json and the MCP tools give.
+  const ctx = new OperationContext({ store });
+  const call = <S extends Shape, R>(op: Operation<S, R>, raw: Record<string, unknown>): Promise<R> => op.run(ctx, parseInput(op, raw));
 
-  app.get("/api/sessions/:name", async (c) => {
-    const session = await store.getSession(param(c, "name", name));
-    const info = await session.info();
-    const t = await session.timeline();
-    const working = await session.working();
-    return c.json({
-      session: { name: info.name, kind: info.kind, createdAt: info.createdAt.toISOString() },
-      head: t.head,
-      branches: t.branches,
-      milestones: t.milestones,
-      checkpoints: t.checkpoints.map(checkpointJson).reverse(),
-      working: working ? { version: working.version, view: stateView(info.kind, working.state) } : null,
-    });
-  });
+  app.get("/api/sessions", async (c) => c.json(await call(sessionListOperation, {})));
 
-  app.get("/api/sessions/:name/checkpoints/:ref", async (c) => {
-    const session = await store.getSession(param(c, "name", name));
-    const info = await session.info();
-    return c.json(await checkpointView(store, session, info.kind, param(c, "ref", ref)));
-  });
+  app.get("/api/sessions/:name", async (c) => c.json(await call(sessionShowOperation, { session: c.req.param("name") })));
 
-  app.get("/api/sessions/:name/compare", async (c) => {
-    const session = await store.getSession(param(c, "name", name));
-    const info = await session.info();
-    return c.json(await compareView(store, session, info.kind, query(c, "from", ref), query(c, "to", ref)));
-  });
+  app.get("/api/sessions/:name/checkpoints/:ref", async (c) => c.json(await call(checkpointViewOperation, { session: c.req.param("name"), ref: c.req.param("ref") })));
+
+  app.get("/api/sessions/:name/compare", async (c) =>
+    c.json(await call(compareOperation, { session: c.req.param("name"), from: c.req.query("from"), to: c.req.query("to"), patches: true })),
+  );
 
   app.get("/api/sessions/:name/restore-plan", async (c) => {
-    const session = await store.getSession(param(c, "name", name));
     const linear = c.req.query("linear") === "1" || c.req.query("linear") === "true";
-    const plan = await session.restorePlan(query(c, "ref", ref), { discardFuture: linear });
-    return c.json({ checkpoint: checkpointJson(plan.checkpoint), head: plan.head, discarded: plan.discarded.map(checkpointJson), linear, restorable: restorable(await session.info().then((i) => i.kind)) });
+    return c.json(await call(restorePlanOperation, { session: c.req.param("name"), ref: c.req.query("ref"), discardFuture: linear }));
   });
 
   app.post("/api/sessions/:name/restore", async (c) => {
-    const session = await store.getSession(param(c, "name", name));
     const body = await jsonBody(c, restoreBody);
-    const kind = (await session.info()).kind;
-    if (!restorable(kind)) {
-      throw new ForgeError("INVALID_ARGUMENT", `the page does not restore ${kind} sessions`, { hint: "restore files with `forge files restore REF` in the workspace" });
-    }
-    const convo = kind === "conversation" ? conversationActions(store, session.name) : null;
-    const result = convo ? await convo.restore(body.ref, body.linear) : await session.restore(body.ref, { discardFuture: body.linear });
-    return c.json({ checkpoint: checkpointJson(result.checkpoint), head: result.head, discarded: result.discarded.map(checkpointJson) });
+    const session = c.req.param("name");
+    const plan = await call(restorePlanOperation, { session, ref: body.ref, discardFuture: body.linear });
+    if (!plan.restorable) throw new ForgeError("INVALID_ARGUMENT", `the page does not restore this kind of session`, { hint: "restore files with `forge files restore REF` in the workspace" });
+    return c.json(await call(restoreOperation, { session, ref: body.ref, discardFuture: body.linear }));
   });
 
   app.post("/api/sessions/:name/messages", async (c) => {
@@ -171,11 +147,6 @@ export function createApp(store: Store, options: AppOptions): Hono {
   );
 
   return app;
-}
-
-/** Sessions the page restores: not workspace files (that writes a folder; the CLI does it there). */
-function restorable(kind: string): boolean {
-  return kind !== "workspace";
 }
 
 async function conversation(store: Store, sessionName: string) {
@@ -243,10 +214,16 @@ function param<T>(c: Context, key: string, schema: z.ZodType<T>): T {
   return r.data;
 }
 
-function query<T>(c: Context, key: string, schema: z.ZodType<T>): T {
-  const r = schema.safeParse(c.req.query(key));
-  if (!r.success) throw new BadRequest(`query parameter "${key}" is ${c.req.query(key) === undefined ? "missing" : `invalid: ${r.error.issues[0]?.message}`}`);
-  return r.data;
+/** An operation's input from the request's parameters, checked with the operation's schema (fields left undefined are absent). */
+function parseInput<S extends Shape, R>(op: Operation<S, R>, raw: Record<string, unknown>): InputOf<S> {
+  const given = Object.fromEntries(Object.entries(raw).filter(([, v]) => v !== undefined));
+  const r = z.object(op.input(z)).strict().safeParse(given);
+  if (!r.success) {
+    const issue = r.error.issues[0];
+    const key = issue?.path[0];
+    throw new BadRequest(`${key === undefined ? "invalid request" : given[String(key)] === undefined ? `"${String(key)}" is missing` : `invalid ${String(key)}`}: ${issue?.message ?? "bad value"}`);
+  }
+  return r.data as InputOf<S>;
 }
 
 async function jsonBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {

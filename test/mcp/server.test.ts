@@ -134,7 +134,7 @@ describe("forge mcp", () => {
     expect((created.filesSnapshot as Cp).filesRoot).toBe(cp.filesRoot);
 
     const list = (await mcp.ok("checkpoint_list")).checkpoints as Cp[];
-    expect(list[0]?.id).toBe(cp.id); // newest first
+    expect(list.at(-1)?.id).toBe(cp.id); // oldest first, as `forge checkpoint list`
     expect(((await mcp.ok("checkpoint_list", { trigger: "hypothesis-status" })).checkpoints as Cp[]).every((c) => c.trigger === "hypothesis-status")).toBe(true);
     expect(((await mcp.ok("checkpoint_search", { query: "BEFORE THE" })).checkpoints as Cp[]).map((c) => c.id)).toEqual([cp.id]);
     expect(((await mcp.ok("checkpoint_search", { query: "milestone", allSessions: true })).checkpoints as Cp[]).map((c) => c.id)).toEqual([cp.id]);
@@ -147,7 +147,7 @@ describe("forge mcp", () => {
     const after = (await mcp.ok("checkpoint_create", { message: "H3 proposed" })).checkpoint as Cp;
     const cmp = await mcp.ok("checkpoint_compare", { from: cp.id, to: after.id });
     expect(cmp.kind).toBe("reasoning");
-    expect(JSON.stringify(cmp.comparison)).toMatch(/the caller scales again/);
+    expect(JSON.stringify(cmp.changes)).toMatch(/the caller scales again/);
 
     const at = await mcp.ok("checkpoint_at", { time: new Date(Date.now() + 60_000).toISOString(), includeState: false });
     expect((at.checkpoint as Cp).id).toBe(after.id);

@@ -4,7 +4,8 @@ import Database from "better-sqlite3";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
-import { combinedChange, describeMilestone, openStore, ReasoningSession, type Store } from "../../src/index.js";
+import { compareCheckpoints, describeMilestone, openStore, ReasoningSession, type Store } from "../../src/index.js";
+import { fileChangeJson } from "../../src/operations/shared.js";
 import { Workspace } from "../../src/domains/workspace/workspace.js";
 import { makeTempDir } from "../support/temp.js";
 
@@ -48,13 +49,14 @@ describe("a milestone's combined change", () => {
     await rs.session.createMilestone("escapes", { from: "#1", to: "#3", description: "found the escape bug" });
     const report = await describeMilestone(store, rs.session, "escapes");
     expect(report.checkpoints.map((c) => c.message)).toEqual(["start", "middle", "end"]);
-    if (report.change.state.kind !== "reasoning") throw new Error(`expected a reasoning change, got ${report.change.state.kind}`);
-    expect(report.change.state.comparison).toEqual(await rs.compare("#1", "#3"));
-    expect(report.change.state.comparison.changes.map((c) => c.type)).toEqual(
+    if (report.change.kind !== "reasoning") throw new Error(`expected a reasoning change, got ${report.change.kind}`);
+    const typed = await rs.compare("#1", "#3");
+    expect([report.change.summary, report.change.changes]).toEqual([typed.summary, typed.changes]);
+    expect(report.change.changes.map((c) => c.type)).toEqual(
       expect.arrayContaining(["hypothesis-added", "hypothesis-status", "hypothesis-confidence", "note-added"]),
     );
     const files = (await ws.diff(s1.id, s3.id)).changes;
-    expect(report.change.files).toEqual(files);
+    expect(report.change.files).toEqual(files.map(fileChangeJson));
     expect(files.map((f) => [f.kind, f.path])).toEqual([
       ["deleted", "old.txt"],
       ["created", "src/lexer.ts"],
@@ -69,9 +71,10 @@ describe("a milestone's combined change", () => {
     await rs.checkpoint("a");
     rs.hypotheses.add("two");
     await rs.checkpoint("b");
-    const change = await combinedChange(store, rs.session, "#1", "#2", { raw: true });
-    if (change.state.kind !== "json") throw new Error("expected JSON paths");
-    expect(change.state.comparison).toEqual(await rs.session.compare("#1", "#2"));
+    const change = await compareCheckpoints(store, rs.session, "#1", "#2", { raw: true });
+    if (change.kind !== "json") throw new Error("expected JSON paths");
+    const paths = await rs.session.compare("#1", "#2");
+    expect([change.summary, change.changes, change.counts]).toEqual([paths.summary, paths.changes, paths.counts]);
   });
 });
 

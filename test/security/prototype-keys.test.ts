@@ -115,7 +115,7 @@ describe("the CLI", () => {
   it("--metadata keeps __proto__, constructor and prototype keys as metadata", () => {
     const metadata = `{${TRAPS},"nested":{${TRAPS}}}`;
     const r = ok(["checkpoint", "create", "meta", "--state", "-", "--metadata", metadata, "--json"], { input: "{}" });
-    expect(JSON.stringify((JSON.parse(r.stdout) as { metadata: unknown }).metadata)).toBe(JSON.stringify(data(metadata)));
+    expect(JSON.stringify((JSON.parse(r.stdout) as { checkpoint: { metadata: unknown } }).checkpoint.metadata)).toBe(JSON.stringify(data(metadata)));
     const listed = json<{ checkpoints: { metadata: Record<string, unknown> }[] }>(["checkpoint", "list"]);
     expect(JSON.stringify(listed.checkpoints.at(-1)?.metadata)).toBe(JSON.stringify(data(metadata)));
     expectNoPollution();

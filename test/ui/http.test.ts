@@ -49,9 +49,9 @@ describe("forge ui: the API", () => {
   it("gives a checkpoint's state and a comparison of two by JSON path", async () => {
     const one = (await (await fetch(`${base}/api/sessions/notes/checkpoints/%231`)).json()) as { view: { kind: string; state: unknown } };
     expect(one.view).toEqual({ kind: "json", state: { a: 1, list: [1, 2] } });
-    const cmp = (await (await fetch(`${base}/api/sessions/notes/compare?from=%231&to=%232`)).json()) as { state: { kind: string; changes: { at: string; kind: string }[] } };
-    expect(cmp.state.kind).toBe("json");
-    expect(cmp.state.changes.map((c) => [c.at, c.kind])).toEqual([
+    const cmp = (await (await fetch(`${base}/api/sessions/notes/compare?from=%231&to=%232`)).json()) as { kind: string; changes: { at: string; kind: string }[] };
+    expect(cmp.kind).toBe("json");
+    expect(cmp.changes.map((c) => [c.at, c.kind])).toEqual([
       ["a", "changed"],
       ["list[2]", "added"],
     ]);
@@ -120,9 +120,10 @@ describe("forge ui: safety rules", () => {
     expect(((await badField.json()) as { error: string }).error).toMatch(/^invalid body: ref: /);
     const extraField = await post("/api/sessions/notes/restore", { ref: "#1", rm: "-rf" });
     expect(extraField.status).toBe(400);
-    const noQuery = await fetch(`${base}/api/sessions/notes/compare?from=%231`);
+    // "to" defaults to HEAD, as in `checkpoint diff` and the MCP tool; "from" has no default.
+    const noQuery = await fetch(`${base}/api/sessions/notes/compare?to=%231`);
     expect(noQuery.status).toBe(400);
-    expect(((await noQuery.json()) as { error: string }).error).toBe('query parameter "to" is missing');
+    expect(((await noQuery.json()) as { error: string }).error).toMatch(/^"from" is missing/);
   });
 
   it("a cross-origin POST is refused, and so is one that is not JSON", async () => {

@@ -1,20 +1,28 @@
-// `forge checkpoint …`: the seed grammar of the forge-reasoning design.
-import { renameSync, writeFileSync } from "node:fs";
-import { resolve } from "node:path";
+// `forge checkpoint …`: the seed grammar of the forge-reasoning design. Each command builds
+// its operation's input from the command line, calls it, and prints its result: as JSON
+// with --json (the shape the MCP server and the web page give too), else for people.
 import { Command } from "commander";
-import { ForgeError } from "../../core/errors.js";
-import { parseTime } from "../../core/time.js";
+import { writeFileAtomic } from "../../core/files.js";
 import { short } from "../../core/text.js";
-import type { Change, Comparison, Timeline } from "../../timeline/types.js";
+import type { CompareResult } from "../../operations/checkpoint/compare.js";
+import type { Change } from "../../timeline/types.js";
 import { commaList, run, wholeNumber } from "../command.js";
 import { readJsonInput, UsageError } from "../context.js";
-import { ago, bytes, c, checkpointJson, checkpointLine, localTime, printJson, println, shortId } from "../output.js";
+import { ago, bytes, c, checkpointLine, localTime, printJson, println, shortId } from "../output.js";
 import { renderTimeline } from "../timeline-graph.js";
-import { openWorkspace } from "./files.js";
-import { isReasoningState } from "../../domains/reasoning/model.js";
-import type { CombinedChange } from "../../domains/combined-change.js";
-import type { SquashReport } from "../../timeline/squash.js";
-import { printReasoningComparison } from "./reasoning.js";
+import { printReasoningChanges } from "./reasoning.js";
+
+// Operation modules load only when their command runs: `forge --version` and hooks never pay for them.
+const ops = {
+  create: () => import("../../operations/checkpoint/create.js"),
+  read: () => import("../../operations/checkpoint/read.js"),
+  compare: () => import("../../operations/checkpoint/compare.js"),
+  restore: () => import("../../operations/checkpoint/restore.js"),
+  prune: () => import("../../operations/checkpoint/prune.js"),
+  branches: () => import("../../operations/checkpoint/branches.js"),
+  squash: () => import("../../operations/checkpoint/squash.js"),
+  bundles: () => import("../../operations/checkpoint/bundles.js"),
+};
 
 export function checkpointCommand(): Command {
   const cmd = new Command("checkpoint").alias("cp").description("create, list, compare, restore and prune checkpoints");
@@ -31,34 +39,19 @@ export function checkpointCommand(): Command {
     .option("--root <dir>", "the workspace folder for --files")
     .action(
       run(async (ctx, message: string, opts: { tags: string[]; state?: string; trigger?: string; metadata?: string; files?: boolean; root?: string }) => {
-        const state = opts.state === undefined ? undefined : readJsonInput(opts.state);
-        let metadata: Record<string, unknown> | undefined;
-        if (opts.metadata !== undefined) {
-          try {
-            metadata = JSON.parse(opts.metadata) as Record<string, unknown>;
-          } catch (e) {
-            throw new UsageError(`--metadata is not JSON: ${(e as Error).message}`);
-          }
-        }
-        const session = await ctx.session();
-        // The files first: the checkpoint then points at the very tree just recorded.
-        const files = opts.files ? await (await openWorkspace(ctx, { ...(opts.root !== undefined && { root: opts.root }) })).snapshot(message || "with checkpoint") : null;
-        const options = {
+        const r = await ctx.call((await ops.create()).createOperation, {
           message,
           tags: opts.tags,
+          ...(opts.state !== undefined && { state: readJsonInput(opts.state) }),
           ...(opts.trigger !== undefined && { trigger: opts.trigger }),
-          ...(metadata !== undefined && { metadata }),
-          ...(files && { filesRoot: files.snapshot.filesRoot }),
-        };
-        // Without --state, the session's working state (a reasoning board, say) is saved.
-        if (state === undefined && !(await session.working())) {
-          throw new UsageError(`no state given and session "${session.name}" has no working state: pass --state FILE, or --state - to read standard input`);
-        }
-        const cp = state === undefined ? await session.checkpointWorking(options) : await session.checkpoint(state, options);
-        if (ctx.json) return printJson({ ...checkpointJson(cp), ...(files && { filesSnapshot: checkpointJson(files.snapshot) }) });
-        println(`${c.green("saved")} ${checkpointLine(cp)}`);
-        if (files) println(c.dim(`  with files snapshot #${files.snapshot.seq} ${shortId(files.snapshot.id)} (${files.changes.length} file(s) changed since the last)`));
-        println(c.dim(`  ${cp.id} · ${bytes(cp.sizes.logicalBytes)} state, ${bytes(cp.sizes.newBytes)} new on disk`));
+          ...(opts.metadata !== undefined && { metadata: metadataOption(opts.metadata) }),
+          files: opts.files === true,
+          ...(opts.root !== undefined && { root: opts.root }),
+        });
+        if (ctx.json) return printJson(r);
+        println(`${c.green("saved")} ${checkpointLine(r.checkpoint)}`);
+        if (r.filesSnapshot) println(c.dim(`  with files snapshot #${r.filesSnapshot.seq} ${shortId(r.filesSnapshot.id)} (${r.filesChanged ?? 0} file(s) changed since the last)`));
+        println(c.dim(`  ${r.checkpoint.id} · ${bytes(r.checkpoint.sizes.logicalBytes)} state, ${bytes(r.checkpoint.sizes.newBytes)} new on disk`));
       }),
     );
 
@@ -74,15 +67,11 @@ export function checkpointCommand(): Command {
     .option("-n, --limit <n>", "at most N checkpoints (the newest N)", wholeNumber)
     .action(
       run(async (ctx, opts: { tag?: string; branch?: string; trigger?: string; since?: string; until?: string; limit?: number }) => {
-        const session = await ctx.session();
-        const newestFirst = await session.list({ ...opts, order: "desc" });
-        const list = newestFirst.reverse();
-        const milestones = (await session.milestones()).map((m) => ({ name: m.name, fromId: m.from.id, toId: m.to.id, description: m.description }));
-        if (ctx.json) return printJson({ session: session.name, checkpoints: list.map(checkpointJson), milestones });
-        if (list.length === 0) return println(c.dim(`no checkpoints in session "${session.name}"${Object.keys(opts).length ? " match" : ""}`));
-        const head = await session.head();
-        const marks = milestoneMarks(milestones);
-        for (const cp of list) println(checkpointLine(cp, { head: cp.id === head.checkpoint?.id }) + (marks.has(cp.id) ? `  ${marks.get(cp.id)}` : ""));
+        const r = await ctx.call((await ops.read()).listOperation, opts);
+        if (ctx.json) return printJson(r);
+        if (r.checkpoints.length === 0) return println(c.dim(`no checkpoints in session "${r.session}"${Object.keys(opts).length ? " match" : ""}`));
+        const marks = milestoneMarks(r.milestones);
+        for (const cp of r.checkpoints) println(checkpointLine(cp, { head: cp.id === r.head }) + (marks.has(cp.id) ? `  ${marks.get(cp.id)}` : ""));
       }),
     );
 
@@ -93,10 +82,9 @@ export function checkpointCommand(): Command {
     .option("--no-state", "leave the state out")
     .action(
       run(async (ctx, ref: string, opts: { state: boolean }) => {
-        const session = await ctx.session();
-        const cp = await session.get(ref);
-        const state = opts.state ? await session.state(cp.id) : undefined;
-        if (ctx.json) return printJson({ checkpoint: checkpointJson(cp), ...(opts.state && { state }) });
+        const r = await ctx.call((await ops.read()).showOperation, { ref, includeState: opts.state });
+        if (ctx.json) return printJson(r);
+        const cp = r.checkpoint;
         println(`${c.bold(`#${cp.seq}`)} ${c.yellow(cp.id)}`);
         println(`  session   ${cp.session}`);
         println(`  branch    ${cp.branch}`);
@@ -109,7 +97,7 @@ export function checkpointCommand(): Command {
         if (Object.keys(cp.metadata).length) println(`  metadata  ${JSON.stringify(cp.metadata)}`);
         if (opts.state) {
           println();
-          println(JSON.stringify(state, null, 2));
+          println(JSON.stringify(r.state, null, 2));
         }
       }),
     );
@@ -117,16 +105,15 @@ export function checkpointCommand(): Command {
   cmd
     .command("diff")
     .alias("compare")
-    .description("compare two checkpoints: typed changes for reasoning sessions, JSON paths otherwise")
+    .description("compare two checkpoints: typed changes for reasoning sessions, messages for conversations, JSON paths otherwise; and their files")
     .argument("<from>", "the earlier checkpoint")
     .argument("[to]", "the later checkpoint", "HEAD")
     .option("--raw", "JSON paths even for a reasoning session")
     .action(
       run(async (ctx, from: string, to: string, opts: { raw?: boolean }) => {
-        const { combinedChange } = await import("../../domains/combined-change.js");
-        const change = await combinedChange(await ctx.store(), await ctx.session(), from, to, { raw: opts.raw === true });
-        if (ctx.json) return printJson(stateChangeJson(change));
-        printStateChange(change);
+        const r = await ctx.call((await ops.compare()).compareOperation, { from, to, raw: opts.raw === true, patches: false });
+        if (ctx.json) return printJson(r);
+        printComparison(r);
       }),
     );
 
@@ -140,24 +127,14 @@ export function checkpointCommand(): Command {
     .option("--root <dir>", "the workspace folder for --files")
     .action(
       run(async (ctx, ref: string, opts: { discardFuture?: boolean; output?: string; files?: boolean; root?: string }) => {
-        const session = await ctx.session();
-        if (opts.files) {
-          // Check before anything moves: a checkpoint without files cannot restore them.
-          const cp = await session.get(ref);
-          if (cp.filesRoot === null) throw new ForgeError("INVALID_ARGUMENT", `checkpoint #${cp.seq} carries no files snapshot`, { hint: "it was not created with --files" });
-        }
-        const r = await session.restore(ref, { discardFuture: opts.discardFuture === true });
-        const filesReport = opts.files ? await (await openWorkspace(ctx, { ...(opts.root !== undefined && { root: opts.root }) })).restoreCheckpoint(r.checkpoint) : null;
+        const r = await ctx.call((await ops.restore()).restoreOperation, {
+          ref,
+          discardFuture: opts.discardFuture === true,
+          files: opts.files === true,
+          ...(opts.root !== undefined && { root: opts.root }),
+        });
         if (opts.output !== undefined) writeFileAtomic(opts.output, JSON.stringify(r.state, null, 2) + "\n");
-        if (ctx.json) {
-          return printJson({
-            checkpoint: checkpointJson(r.checkpoint),
-            head: r.head,
-            discarded: r.discarded.map(checkpointJson),
-            ...(filesReport && { files: { written: filesReport.written, deleted: filesReport.deleted, skipped: filesReport.skipped, safety: filesReport.safety ? checkpointJson(filesReport.safety) : null } }),
-            ...(opts.output !== undefined ? { output: resolve(opts.output) } : { state: r.state }),
-          });
-        }
+        if (ctx.json) return printJson(r);
         const say = opts.output !== undefined ? println : (s: string) => process.stderr.write(s + "\n");
         say(`${c.green("restored")} ${checkpointLine(r.checkpoint)}`);
         say(
@@ -166,11 +143,9 @@ export function checkpointCommand(): Command {
             : c.dim(`  HEAD is on ${r.head.branch}`),
         );
         if (r.discarded.length) say(c.red(`  discarded ${r.discarded.length}: ${r.discarded.map((d) => `#${d.seq}`).join(" ")}`));
-        if (filesReport) {
-          say(`  files: ${filesReport.written.length} written, ${filesReport.deleted.length} deleted${filesReport.safety ? `; the files before are snapshot ${shortId(filesReport.safety.id)}` : ""}`);
-        }
+        if (r.files) say(`  files: ${r.files.written.length} written, ${r.files.deleted.length} deleted${r.files.safety ? `; the files before are snapshot ${shortId(r.files.safety.id)}` : ""}`);
         if (opts.output !== undefined) say(c.dim(`  state written to ${opts.output}`));
-        else if (isReasoningState(r.state)) say(c.dim("  the reasoning state is back: `forge brief` shows it"));
+        else if (typeof r.state === "object" && r.state !== null && (r.state as { kind?: unknown }).kind === "forge.reasoning") say(c.dim("  the reasoning state is back: `forge brief` shows it"));
         else println(JSON.stringify(r.state, null, 2));
       }),
     );
@@ -182,19 +157,11 @@ export function checkpointCommand(): Command {
     .option("--state", "print its state too")
     .action(
       run(async (ctx, when: string, opts: { state?: boolean }) => {
-        const session = await ctx.session();
-        const t = parseTime(when);
-        const cp = await session.at(t);
-        if (!cp) {
-          throw new ForgeError("NO_CHECKPOINT", `session "${session.name}" has no checkpoint at or before ${localTime(t)}`, {
-            hint: "`forge checkpoint list` shows when the checkpoints were made",
-          });
-        }
-        const state = opts.state ? await session.state(cp.id) : undefined;
-        if (ctx.json) return printJson({ time: t.toISOString(), checkpoint: checkpointJson(cp), ...(opts.state && { state }) });
-        println(c.dim(`at ${localTime(t)}:`));
-        println(checkpointLine(cp));
-        if (opts.state) println(JSON.stringify(state, null, 2));
+        const r = await ctx.call((await ops.read()).atOperation, { time: when, includeState: opts.state === true });
+        if (ctx.json) return printJson(r);
+        println(c.dim(`at ${localTime(r.time)}:`));
+        println(checkpointLine(r.checkpoint));
+        if (opts.state) println(JSON.stringify(r.state, null, 2));
       }),
     );
 
@@ -204,8 +171,8 @@ export function checkpointCommand(): Command {
     .description("the session's checkpoints as a graph of branches, newest first")
     .action(
       run(async (ctx) => {
-        const tl = await (await ctx.session()).timeline();
-        if (ctx.json) return printJson({ ...tl, checkpoints: tl.checkpoints.map(checkpointJson) });
+        const tl = await ctx.call((await ops.read()).timelineOperation, {});
+        if (ctx.json) return printJson(tl);
         if (tl.checkpoints.length === 0) return println(c.dim(`session "${tl.session.name}" has no checkpoints yet`));
         for (const line of renderTimeline(tl)) println(line);
       }),
@@ -223,14 +190,8 @@ export function checkpointCommand(): Command {
     .addHelpText("after", "\nDefault retention: the last hour, manual checkpoints, tags significant/milestone/verified/keep,\none per hour for 24 hours, the last 50, and 7 days. Branch heads and milestone ends always stay.\nRun `forge gc` afterwards to free the space.")
     .action(
       run(async (ctx, opts: { keepLast?: number; keepDays?: number; keepHourly?: number; keepManual?: boolean; keepTags?: string[]; dryRun?: boolean }) => {
-        const report = await (await ctx.session()).prune(opts);
-        if (ctx.json) {
-          return printJson({
-            ...report,
-            kept: report.kept.map((k) => ({ reason: k.reason, checkpoint: checkpointJson(k.checkpoint) })),
-            deleted: report.deleted.map(checkpointJson),
-          });
-        }
+        const report = await ctx.call((await ops.prune()).pruneOperation, { ...opts, dryRun: opts.dryRun === true });
+        if (ctx.json) return printJson(report);
         const verb = report.dryRun ? "would delete" : "deleted";
         println(`${verb} ${report.deleted.length} checkpoint${report.deleted.length === 1 ? "" : "s"}, kept ${report.kept.length}`);
         for (const d of report.deleted) println(c.red("  - ") + checkpointLine(d).trimStart());
@@ -247,10 +208,8 @@ export function checkpointCommand(): Command {
     .option("--switch", "and move HEAD onto it")
     .action(
       run(async (ctx, name: string, opts: { from: string; switch?: boolean }) => {
-        const session = await ctx.session();
-        const b = await session.branch(name, { from: opts.from });
-        if (opts.switch) await session.switch(name);
-        if (ctx.json) return printJson({ name: b.name, head: checkpointJson(b.head), current: opts.switch === true || b.current });
+        const b = await ctx.call((await ops.branches()).branchCreateOperation, { name, from: opts.from, switch: opts.switch === true });
+        if (ctx.json) return printJson(b);
         println(`${c.green("branch")} ${c.cyan(name)} at #${b.head.seq} ${shortId(b.head.id)}${opts.switch ? " (HEAD is on it)" : ""}`);
       }),
     );
@@ -263,9 +222,9 @@ export function checkpointCommand(): Command {
     .option("-o, --output <file>", "write the branch head's state to this file")
     .action(
       run(async (ctx, name: string, opts: { output?: string }) => {
-        const r = await (await ctx.session()).switch(name);
+        const r = await ctx.call((await ops.branches()).branchSwitchOperation, { name });
         if (opts.output !== undefined) writeFileAtomic(opts.output, JSON.stringify(r.state, null, 2) + "\n");
-        if (ctx.json) return printJson({ branch: name, checkpoint: checkpointJson(r.checkpoint) });
+        if (ctx.json) return printJson(r);
         println(`${c.green("on")} ${c.cyan(name)}: ${checkpointLine(r.checkpoint).trimStart()}`);
       }),
     );
@@ -275,9 +234,9 @@ export function checkpointCommand(): Command {
     .description("list branches")
     .action(
       run(async (ctx) => {
-        const list = await (await ctx.session()).branches();
-        if (ctx.json) return printJson({ branches: list.map((b) => ({ name: b.name, current: b.current, head: checkpointJson(b.head) })) });
-        for (const b of list) println(`${b.current ? c.green("* ") : "  "}${c.cyan(b.name.padEnd(20))} #${b.head.seq} ${c.dim(ago(b.head.createdAt))}  ${b.head.message}`);
+        const r = await ctx.call((await ops.branches()).branchListOperation, {});
+        if (ctx.json) return printJson(r);
+        for (const b of r.branches) println(`${b.current ? c.green("* ") : "  "}${c.cyan(b.name.padEnd(20))} #${b.head.seq} ${c.dim(ago(b.head.createdAt))}  ${b.head.message}`);
       }),
     );
 
@@ -287,8 +246,8 @@ export function checkpointCommand(): Command {
     .argument("<name>", "branch name")
     .action(
       run(async (ctx, name: string) => {
-        await (await ctx.session()).deleteBranch(name);
-        if (ctx.json) return printJson({ deleted: name });
+        const r = await ctx.call((await ops.branches()).branchDeleteOperation, { name });
+        if (ctx.json) return printJson(r);
         println(`deleted branch ${name}`);
       }),
     );
@@ -304,11 +263,9 @@ export function checkpointCommand(): Command {
       .argument("<tags...>", "tags")
       .action(
         run(async (ctx, ref: string, tags: string[]) => {
-          const session = await ctx.session();
-          const list = tags.flatMap((t) => commaList(t));
-          const cp = verb === "tag" ? await session.tag(ref, ...list) : await session.untag(ref, ...list);
-          if (ctx.json) return printJson(checkpointJson(cp));
-          println(checkpointLine(cp));
+          const r = await ctx.call((await ops.branches()).tagOperation, { ref, tags: tags.flatMap((t) => commaList(t)), remove: verb === "untag" });
+          if (ctx.json) return printJson(r);
+          println(checkpointLine(r.checkpoint));
         }),
       );
   }
@@ -334,18 +291,15 @@ export function checkpointCommand(): Command {
         const from = at < 0 ? "" : range.slice(0, at).trim();
         const to = at < 0 ? "" : range.slice(at + 2).trim();
         if (from === "" || to === "") throw new UsageError(`"${range}" is not a range: write FROM..TO, e.g. #3..#7 or HEAD~3..HEAD`);
-        const report = await (await ctx.session()).squash(from, to, {
-          ...(opts.message !== undefined && { message: opts.message }),
-          force: opts.force === true,
-        });
-        if (ctx.json) return printJson(squashJson(report));
+        const report = await ctx.call((await ops.squash()).squashOperation, { from, to, ...(opts.message !== undefined && { message: opts.message }), force: opts.force === true });
+        if (ctx.json) return printJson(report);
         const first = report.replaced[0];
         const last = report.replaced[report.replaced.length - 1];
         println(`${c.green("squashed")} #${first?.seq}..#${last?.seq} (${report.replaced.length} checkpoints) into ${checkpointLine(report.checkpoint).trimStart()}`);
         println(c.dim(`  ${report.checkpoint.id} holds #${last?.seq}'s state${report.checkpoint.filesRoot !== null ? " and files" : ""}`));
-        for (const f of report.forced) println(c.yellow(`  forced: #${f.checkpoint.seq} was ${f.what}: ${f.effect}`));
+        for (const f of report.forced) println(c.yellow(`  forced: #${f.seq} was ${f.what}: ${f.effect}`));
         for (const b of report.branches) println(c.dim(`  branch ${b.name} → the new checkpoint`));
-        for (const r of report.reparented) println(c.dim(`  #${r.checkpoint.seq} now follows ${r.to === report.checkpoint.id ? "the new checkpoint" : r.to === null ? "nothing (a root)" : shortId(r.to)}`));
+        for (const p of report.reparented) println(c.dim(`  #${p.seq} now follows ${p.to === report.checkpoint.id ? "the new checkpoint" : p.to === null ? "nothing (a root)" : shortId(p.to)}`));
         for (const m of report.milestones) println(c.dim(`  milestone ${m.name} ${m.deleted ? "deleted" : "moved to the new checkpoint"}`));
         if (report.headMoved) println(c.dim("  HEAD (detached) → the new checkpoint"));
         println(c.dim("run `forge gc` to free what only the replaced checkpoints used"));
@@ -359,22 +313,10 @@ export function checkpointCommand(): Command {
     .requiredOption("-o, --output <file>", "the bundle file to write")
     .action(
       run(async (ctx, refs: string[], opts: { output: string }) => {
-        const store = await ctx.store();
-        const session = await ctx.session();
-        const r = await store.export({ session: session.name, refs });
-        writeFileAtomic(opts.output, r.bytes);
-        const out = {
-          output: resolve(opts.output),
-          sessions: r.sessions,
-          checkpoints: r.checkpoints,
-          milestones: r.milestones,
-          milestonesLeftOut: r.milestonesLeftOut,
-          objects: r.objects,
-          bytes: r.bytes.length,
-        };
-        if (ctx.json) return printJson(out);
+        const r = await ctx.call((await ops.bundles()).exportOperation, { output: opts.output, refs });
+        if (ctx.json) return printJson(r);
         const ms = r.milestones > 0 ? ` and ${r.milestones} milestone${r.milestones === 1 ? "" : "s"}` : "";
-        println(`exported ${r.checkpoints} checkpoint${r.checkpoints === 1 ? "" : "s"}${ms} (${r.objects} objects, ${bytes(r.bytes.length)}) to ${opts.output}`);
+        println(`exported ${r.checkpoints} checkpoint${r.checkpoints === 1 ? "" : "s"}${ms} (${r.objects} objects, ${bytes(r.bytes)}) to ${opts.output}`);
         for (const m of r.milestonesLeftOut) println(c.dim(`left out milestone ${m.name}: ${m.reason}`));
       }),
     );
@@ -386,8 +328,7 @@ export function checkpointCommand(): Command {
     .option("--as <session>", "import the bundle's session under this name")
     .action(
       run(async (ctx, file: string, opts: { as?: string }) => {
-        // Read in records, never whole: a bundle is untrusted and may be any size.
-        const r = await (await ctx.store()).importFile(file, opts.as !== undefined ? { as: opts.as } : {});
+        const r = await ctx.call((await ops.bundles()).importOperation, { file, ...(opts.as !== undefined && { as: opts.as }) });
         if (ctx.json) return printJson(r);
         for (const s of r.sessions) {
           const ms =
@@ -405,23 +346,45 @@ export function checkpointCommand(): Command {
   return cmd;
 }
 
-/** A checkpoint diff as `--json` prints it: the same shape for `checkpoint diff` and `milestone show`. */
-export function stateChangeJson(change: CombinedChange): Record<string, unknown> {
-  if (change.state.kind === "reasoning") {
-    return { kind: "reasoning", ...change.state.comparison, fromCheckpoint: checkpointJson(change.from), toCheckpoint: checkpointJson(change.to) };
+/** `--metadata`: a JSON object. */
+function metadataOption(text: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`--metadata is not JSON: ${(e as Error).message}`);
   }
-  return { kind: "json", ...comparisonJson(change.state.comparison) };
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new UsageError("--metadata must be a JSON object");
+  return parsed as Record<string, unknown>;
 }
 
-/** A checkpoint diff for people: typed reasoning changes, or a summary and JSON paths. */
-export function printStateChange(change: CombinedChange): void {
-  if (change.state.kind === "reasoning") return printReasoningComparison(change.state.comparison);
-  println(c.bold(change.state.comparison.summary));
-  for (const ch of change.state.comparison.changes) println(changeLine(ch));
+/** A comparison for people: the state's changes by kind, then the files. */
+export function printComparison(r: CompareResult): void {
+  switch (r.kind) {
+    case "reasoning":
+      printReasoningChanges(r.summary, r.changes);
+      break;
+    case "conversation":
+      println(c.bold(r.summary));
+      for (const m of r.removed) println(c.red(`- ${m.role}: ${short(m.text, 70)}`));
+      for (const m of r.added) println(c.green(`+ ${m.role}: ${short(m.text, 70)}`));
+      break;
+    case "json":
+      println(c.bold(r.summary));
+      for (const ch of r.changes) println(changeLine(ch));
+      break;
+    case "files":
+      println(c.bold(r.summary));
+      break;
+  }
+  if (r.files && r.files.length > 0) {
+    if (r.kind !== "files") println(c.bold(`files: ${r.files.length} changed`));
+    for (const f of r.files) println(`  ${f.kind.padEnd(8)} ${f.from !== undefined ? `${f.from} → ` : ""}${f.path}`);
+  }
 }
 
 /** Checkpoint id → "◆ m1 start, ◆ m2 end" for the milestones whose end it is. */
-export function milestoneMarks(milestones: Timeline["milestones"]): Map<string, string> {
+export function milestoneMarks(milestones: readonly { readonly name: string; readonly fromId: string; readonly toId: string }[]): Map<string, string> {
   const marks = new Map<string, string[]>();
   const add = (id: string, text: string) => marks.set(id, [...(marks.get(id) ?? []), text]);
   for (const m of milestones) {
@@ -429,22 +392,6 @@ export function milestoneMarks(milestones: Timeline["milestones"]): Map<string, 
     add(m.toId, `◆ ${m.name} end`);
   }
   return new Map([...marks].map(([id, list]) => [id, c.yellow(list.join(", "))]));
-}
-
-function squashJson(r: SquashReport): Record<string, unknown> {
-  return {
-    checkpoint: checkpointJson(r.checkpoint),
-    replaced: r.replaced.map(checkpointJson),
-    forced: r.forced.map((f) => ({ kind: f.kind, checkpoint: f.checkpoint.id, seq: f.checkpoint.seq, what: f.what, effect: f.effect })),
-    branches: r.branches,
-    reparented: r.reparented.map((p) => ({ checkpoint: p.checkpoint.id, seq: p.checkpoint.seq, from: p.from, to: p.to })),
-    milestones: r.milestones,
-    headMoved: r.headMoved,
-  };
-}
-
-export function comparisonJson(cmp: Comparison): Record<string, unknown> {
-  return { ...cmp, from: checkpointJson(cmp.from), to: checkpointJson(cmp.to) };
 }
 
 export function changeLine(ch: Change): string {
@@ -456,11 +403,4 @@ export function changeLine(ch: Change): string {
     case "changed":
       return c.yellow(`~ ${ch.at}: ${short(ch.oldValue, 40)} → ${short(ch.newValue, 40)}`);
   }
-}
-
-/** Writes a file so that a crash leaves the old file or the new one, never a torn one. */
-export function writeFileAtomic(path: string, data: string | Uint8Array): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
 }

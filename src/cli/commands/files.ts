@@ -199,31 +199,3 @@ export function filesCommand(): Command {
 
   return files;
 }
-
-export function duCommand(): Command {
-  return new Command("du")
-    .description("what the store holds: objects, bytes, and what each session's checkpoints added; what gc would free")
-    .action(
-      run(async (ctx) => {
-        const store: Store = await ctx.store();
-        let objects = 0;
-        let total = 0;
-        for await (const o of store.backend.listObjects()) {
-          objects++;
-          total += o.size;
-        }
-        const sessions = [];
-        for (const s of await store.listSessions()) {
-          const session = await store.getSession(s.name);
-          const list = await session.list();
-          const added = list.reduce((n, cp) => n + cp.sizes.newBytes + (typeof cp.metadata["fileBytesAdded"] === "number" ? (cp.metadata["fileBytesAdded"] as number) : 0), 0);
-          sessions.push({ name: s.name, kind: s.kind, checkpoints: list.length, bytesAdded: added });
-        }
-        const gc = await store.gc({ dryRun: true, graceMs: 0 });
-        if (ctx.json) return printJson({ store: store.url, objects, bytes: total, sessions, gcWouldFree: { objects: gc.deleted, bytes: gc.bytesFreed } });
-        println(`${store.url}: ${objects} objects, ${bytes(total)}`);
-        for (const s of sessions) println(`  ${c.cyan(s.name.padEnd(24))} ${String(s.checkpoints).padStart(6)} checkpoints  ${bytes(s.bytesAdded).padStart(10)} added`);
-        println(`gc would free ${gc.deleted} objects (${bytes(gc.bytesFreed)})${gc.deleted ? "; run `forge gc`" : ""}`);
-      }),
-    );
-}

@@ -485,7 +485,7 @@ export function reasoningChangeLine(ch: ReasoningChange): string {
   }
 }
 
-export function printReasoningComparison(cmp: ReasoningComparison): void {
-  println(cmp.summary);
-  for (const ch of cmp.changes) println(reasoningChangeLine(ch));
+export function printReasoningChanges(summary: string, changes: readonly ReasoningChange[]): void {
+  println(summary);
+  for (const ch of changes) println(reasoningChangeLine(ch));
 }

@@ -1,5 +1,5 @@
 // The page's side of the HTTP API: fetch with the token (if the server needs one), JSON in
-// and out, and the shapes the server sends (see src/ui/views.ts and src/ui/app.ts).
+// and out, and the shapes the server sends: the results of Forge's operations (src/operations/).
 
 export interface SessionSummary {
   name: string;
@@ -19,7 +19,7 @@ export interface CheckpointJson {
   tags: string[];
   trigger: string;
   metadata: Record<string, unknown>;
-  hasFiles: boolean;
+  filesRoot: string | null;
   sizes: { logicalBytes: number; newBytes: number };
 }
 
@@ -81,12 +81,12 @@ export type ComparisonView =
   | { kind: "json"; changes: JsonChange[]; summary: string }
   | { kind: "files"; summary: string };
 
-export interface CompareResult {
+/** The state's comparison (by kind) with both checkpoints and the files: the shape `checkpoint diff --json` prints too. */
+export type CompareResult = ComparisonView & {
   from: CheckpointJson;
   to: CheckpointJson;
-  state: ComparisonView;
-  files: { path: string; kind: string; from?: string; patch: string | null; note?: string }[] | null;
-}
+  files: { path: string; kind: string; from?: string; patch?: string | null; note?: string }[] | null;
+};
 
 export interface RestorePlan {
   checkpoint: CheckpointJson;

@@ -4,7 +4,7 @@ import type { CompareResult } from "./api.js";
 import { Message } from "./views.js";
 
 export function CompareView({ result }: { result: CompareResult }) {
-  const s = result.state;
+  const s = result;
   return (
     <div class="compare">
       <h2>

@@ -25,7 +25,8 @@ function App() {
 
   useEffect(() => {
     api.sessions().then((r) => {
-      setSessions(r.sessions);
+      // Most recently changed first.
+      setSessions([...r.sessions].sort((a, b) => (a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : 0)));
       setCurrent((c) => c ?? r.sessions[0]?.name ?? null);
     }, fail);
   }, [tick]);

@@ -1,0 +1,154 @@
+// The reads of a session's timeline: list, show, at (time travel), the timeline graph, and
+// a search of checkpoints' messages and tags. None creates a session.
+import { parseTime } from "../../core/time.js";
+import { isForgeError } from "../../core/errors.js";
+import type { Timeline } from "../../timeline/types.js";
+import { defineOperation } from "../operation.js";
+import { checkpointJson, noCheckpointAt, refField, sessionField, type CheckpointJson } from "../shared.js";
+
+export interface MilestoneMark {
+  readonly name: string;
+  readonly fromId: string;
+  readonly toId: string;
+  readonly description: string;
+}
+
+export interface ListResult {
+  readonly session: string;
+  /** The checkpoint HEAD is at, and the branch it is on (null when detached). */
+  readonly head: string | null;
+  readonly branch: string | null;
+  /** Oldest first. */
+  readonly checkpoints: readonly CheckpointJson[];
+  readonly milestones: readonly MilestoneMark[];
+}
+
+export const listOperation = defineOperation({
+  name: "checkpoint_list",
+  title: "List checkpoints",
+  description:
+    'A session\'s checkpoints, oldest first, optionally filtered by branch, tag, trigger or time (time expressions like "2 hours ago", "yesterday 5pm" or ISO); `limit` keeps the newest N.',
+  effect: "read",
+  input: (z) => ({
+    branch: z.string().min(1).optional(),
+    tag: z.string().min(1).optional(),
+    trigger: z.string().min(1).optional().describe("manual, compaction, hypothesis-change, …"),
+    since: z.string().min(1).optional().describe("only checkpoints at or after this time"),
+    until: z.string().min(1).optional().describe("only checkpoints at or before this time"),
+    limit: z.number().int().min(1).max(100_000).optional().describe("at most this many: the newest"),
+    session: sessionField(z),
+  }),
+  run: async (ctx, input): Promise<ListResult> => {
+    // A session nobody has written to yet has no checkpoints: listed as empty, not created.
+    const session = await ctx.existingSession(input.session).catch((e: unknown) => {
+      if (isForgeError(e) && e.code === "SESSION_NOT_FOUND") return null;
+      throw e;
+    });
+    if (session === null) return { session: ctx.sessionName(input.session), head: null, branch: null, checkpoints: [], milestones: [] };
+    const newestFirst = await session.list({
+      order: "desc",
+      ...(input.limit !== undefined && { limit: input.limit }),
+      ...(input.branch !== undefined && { branch: input.branch }),
+      ...(input.tag !== undefined && { tag: input.tag }),
+      ...(input.trigger !== undefined && { trigger: input.trigger }),
+      ...(input.since !== undefined && { since: parseTime(input.since) }),
+      ...(input.until !== undefined && { until: parseTime(input.until) }),
+    });
+    const head = await session.head();
+    const milestones = (await session.milestones()).map((m) => ({ name: m.name, fromId: m.from.id, toId: m.to.id, description: m.description }));
+    return { session: session.name, head: head.checkpoint?.id ?? null, branch: head.branch, checkpoints: newestFirst.reverse().map(checkpointJson), milestones };
+  },
+});
+
+export interface ShowResult {
+  readonly checkpoint: CheckpointJson;
+  /** Its state, unless left out. */
+  readonly state?: unknown;
+}
+
+export const showOperation = defineOperation({
+  name: "checkpoint_show",
+  title: "Show a checkpoint",
+  description: "A checkpoint's details and, unless `includeState` is false, its saved state.",
+  effect: "read",
+  input: (z) => ({ ref: refField(z, "the checkpoint").default("HEAD"), includeState: z.boolean().default(true), session: sessionField(z) }),
+  run: async (ctx, input): Promise<ShowResult> => {
+    const session = await ctx.existingSession(input.session);
+    const cp = await session.get(input.ref);
+    return { checkpoint: checkpointJson(cp), ...(input.includeState && { state: await session.state(cp.id) }) };
+  },
+});
+
+export interface AtResult extends ShowResult {
+  /** The time asked about, as ISO text. */
+  readonly time: string;
+}
+
+export const atOperation = defineOperation({
+  name: "checkpoint_at",
+  title: "Time travel: the checkpoint at a time",
+  description: 'The last checkpoint at or before a time ("2 hours ago", "yesterday 5pm", "2026-01-20 14:30", ISO) and, unless `includeState` is false, what it held.',
+  effect: "read",
+  input: (z) => ({ time: z.string().min(1), includeState: z.boolean().default(true), session: sessionField(z) }),
+  run: async (ctx, input): Promise<AtResult> => {
+    const session = await ctx.existingSession(input.session);
+    const t = parseTime(input.time);
+    const cp = await session.at(t);
+    if (!cp) throw noCheckpointAt(session.name, t);
+    return { time: t.toISOString(), checkpoint: checkpointJson(cp), ...(input.includeState && { state: await session.state(cp.id) }) };
+  },
+});
+
+export interface TimelineResult {
+  readonly session: { readonly id: string; readonly name: string; readonly kind: string; readonly createdAt: string; readonly metadata: Record<string, unknown> };
+  readonly head: { readonly branch: string | null; readonly checkpointId: string | null };
+  readonly branches: readonly { readonly name: string; readonly headId: string }[];
+  /** Oldest first, with their parents: the graph. */
+  readonly checkpoints: readonly CheckpointJson[];
+  readonly milestones: readonly MilestoneMark[];
+}
+
+export const timelineOperation = defineOperation({
+  name: "timeline",
+  title: "Timeline",
+  description: "A session's checkpoints with their parents and the branch heads: the graph of its history.",
+  effect: "read",
+  input: (z) => ({ session: sessionField(z) }),
+  run: async (ctx, input): Promise<TimelineResult> => timelineJson(await (await ctx.existingSession(input.session)).timeline()),
+});
+
+export function timelineJson(tl: Timeline): TimelineResult {
+  return { ...tl, session: { ...tl.session, createdAt: tl.session.createdAt.toISOString() }, checkpoints: tl.checkpoints.map(checkpointJson) };
+}
+
+export interface SearchResult {
+  readonly query: string;
+  /** Newest first. */
+  readonly checkpoints: readonly CheckpointJson[];
+}
+
+export const searchOperation = defineOperation({
+  name: "checkpoint_search",
+  title: "Search checkpoints",
+  description: "Find checkpoints whose message, tags, trigger or branch contain the query (case-insensitive), newest first, in one session or in all of them.",
+  effect: "read",
+  input: (z) => ({
+    query: z.string().min(1),
+    allSessions: z.boolean().default(false).describe("search every session in the store"),
+    limit: z.number().int().min(1).max(1000).default(20),
+    session: sessionField(z),
+  }),
+  run: async (ctx, input): Promise<SearchResult> => {
+    const store = await ctx.store();
+    const names = input.allSessions ? (await store.listSessions()).map((x) => x.name) : [ctx.sessionName(input.session)];
+    const q = input.query.toLowerCase();
+    const found = [];
+    for (const name of names) {
+      for (const cp of await (await store.getSession(name)).list({ order: "desc" })) {
+        if ([cp.message, cp.trigger, cp.branch, ...cp.tags].join("\n").toLowerCase().includes(q)) found.push(cp);
+      }
+    }
+    found.sort((x, y) => y.createdAt.getTime() - x.createdAt.getTime());
+    return { query: input.query, checkpoints: found.slice(0, input.limit).map(checkpointJson) };
+  },
+});
