@@ -165,7 +165,7 @@ export class Session {
   /** Inserts a checkpoint of `tree` on HEAD's branch and makes it the working state (inside a transaction). */
   async #append(tx: MetaWriter, session: SessionRow, tree: WrittenTree, options: CheckedOptions): Promise<CheckpointRow> {
     if (options.gcEpoch !== undefined && (await tx.getGcEpoch()) !== options.gcEpoch) {
-      throw new ForgeError("CONFLICT", "a garbage collection ran while the checkpoint's objects were being chosen", { hint: "take it again" });
+      throw new ForgeError("CONFLICT", "a garbage collection ran while the checkpoint's objects were being chosen", { hint: "take it again", data: { gcRace: true } });
     }
     const seq = await tx.allocateSeq(this.id);
     let branch: string;
@@ -229,6 +229,22 @@ export class Session {
   /** The working state's version (0 before it was ever set): a cheap way to see whether it changed. */
   async workVersion(): Promise<number> {
     return (await this.#row()).workVersion;
+  }
+
+  /** The working state's root hash (null before it was ever set), without reading the state. */
+  async workRoot(): Promise<string | null> {
+    return (await this.#row()).workRoot;
+  }
+
+  /** How many checkpoints the session has (one count, no rows read). */
+  async count(): Promise<number> {
+    return this.#meta.countCheckpoints(this.id);
+  }
+
+  /** A checkpoint of this session by its full id, or undefined if there is none (no ref resolving). */
+  async byId(id: string): Promise<Checkpoint | undefined> {
+    const row = await this.#meta.getCheckpoint(id);
+    return row && row.sessionId === this.id ? this.#info(row) : undefined;
   }
 
   /**

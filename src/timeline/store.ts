@@ -82,6 +82,23 @@ export class Store {
     return this.#open().syncGcEpoch();
   }
 
+  /**
+   * The write protocol of a domain that stores objects of its own (files trees) and then a
+   * checkpoint pointing at them: `write(epoch)` writes the objects and commits the checkpoint
+   * with `gcEpoch: epoch`. If a gc ran in between, the checkpoint is refused (the objects it
+   * reused may be gone) and `write` runs again from the top with the new epoch — up to three
+   * times. Other errors, and other conflicts, are the caller's.
+   */
+  async withGcEpoch<T>(write: (epoch: number, attempt: number) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await write(await this.gcEpoch(), attempt);
+      } catch (e) {
+        if (!(e instanceof ForgeError && e.code === "CONFLICT" && e.data["gcRace"] === true) || attempt >= 3) throw e;
+      }
+    }
+  }
+
   /** The store's source of time (a ManualClock in tests that span days). */
   get clock(): Clock {
     return this.#ctx.clock;

@@ -445,7 +445,7 @@ export class ReasoningSession {
       branch: ref === undefined ? head.branch : (checkpoint?.branch ?? null),
       checkpoint,
       unsaved,
-      checkpoints: await this.#store.backend.meta.countCheckpoints(this.session.id),
+      checkpoints: await this.session.count(),
       now: this.#store.clock.now(),
     };
     return { markdown: renderBrief(input), input };

@@ -409,17 +409,18 @@ export class Watcher {
   /** The scheduled check: a checkpoint if the working state or the files moved on since the last one. */
   async #tick(): Promise<void> {
     const started = performance.now();
-    const meta = this.#store.backend.meta;
     for (let attempt = 1; ; attempt++) {
       const epoch = await this.#store.gcEpoch();
-      const row = await meta.getSessionById(this.#session.id);
-      if (!row) throw new ForgeError("SESSION_NOT_FOUND", `session "${this.#session.name}" no longer exists`, { hint: "it was deleted while watched; stop this watcher" });
+      const workRoot = await this.#session.workRoot().catch((e: unknown) => {
+        if (e instanceof ForgeError && e.code === "SESSION_NOT_FOUND") throw new ForgeError("SESSION_NOT_FOUND", `session "${this.#session.name}" no longer exists`, { hint: "it was deleted while watched; stop this watcher" });
+        throw e;
+      });
       const head = (await this.#session.head()).checkpoint;
-      const stateChanged = row.workRoot !== null && row.workRoot !== head?.stateRoot;
+      const stateChanged = workRoot !== null && workRoot !== head?.stateRoot;
       const filesRoot = this.#workspace ? ((await this.#workspace.session.head()).checkpoint?.filesRoot ?? null) : null;
       const filesChanged = filesRoot !== null && filesRoot !== (await this.#carriedFiles(head));
       if (!stateChanged && !filesChanged) return;
-      if (row.workRoot === null) {
+      if (workRoot === null) {
         // Nothing to checkpoint the files with: a session's state comes from its own work.
         if (!this.#reportedNoWorking) {
           this.#reportedNoWorking = true;
@@ -474,7 +475,7 @@ export class Watcher {
     let root: string | null = head?.filesRoot ?? null;
     let parent = head?.parentId ?? null;
     for (let i = 0; root === null && parent !== null && i < FILES_LOOKBACK; i++) {
-      const row = await this.#store.backend.meta.getCheckpoint(parent);
+      const row = await this.#session.byId(parent);
       root = row?.filesRoot ?? null;
       parent = row?.parentId ?? null;
     }

@@ -309,14 +309,8 @@ export class Workspace {
   ): Promise<SnapshotResult | null> {
     const strategy = options.strategy ?? "warn";
     if (!(STRATEGIES as readonly string[]).includes(strategy)) throw new InvalidArgumentError(`unknown strategy "${strategy}"`, `use one of ${STRATEGIES.join(", ")}`);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#snapshotOnce(message, strategy, options, ifChanged, attempt === 1 ? scanned : undefined);
-      } catch (e) {
-        // A gc ran while objects were chosen: take it again, checking every object anew.
-        if (!(e instanceof ForgeError && e.code === "CONFLICT") || attempt >= 3) throw e;
-      }
-    }
+    // A gc that runs while objects are chosen makes it start again, checking every object anew.
+    return this.#store.withGcEpoch((epoch, attempt) => this.#snapshotOnce(message, strategy, options, ifChanged, epoch, attempt === 1 ? scanned : undefined));
   }
 
   async #snapshotOnce(
@@ -324,9 +318,9 @@ export class Workspace {
     strategy: Strategy,
     options: { tags?: readonly string[]; onProgress?: ProgressListener; safety?: boolean; trusted?: boolean; changed?: Iterable<string> },
     ifChanged: boolean,
+    epoch: number,
     scanned?: Scanned,
   ): Promise<SnapshotResult | null> {
-    const epoch = await this.#store.gcEpoch();
     const base = await this.#base();
     // A walk made before the epoch was read is as good as one made now: every hash in it is
     // checked to be stored (or its file stored) below, after the read.
@@ -429,7 +423,7 @@ export class Workspace {
   /** Prunes old snapshots once there are more than the retention keeps (the newest always stays). */
   async #applyRetention(): Promise<void> {
     if (this.#retention === false) return;
-    const count = await this.#store.backend.meta.countCheckpoints(this.session.id);
+    const count = await this.session.count();
     if (count <= this.#retention.keepLast) return;
     await this.session.prune({ keepLast: this.#retention.keepLast, keepDays: this.#retention.keepDays });
   }

@@ -78,20 +78,14 @@ export class RunStore {
       files: new Map([["data", { type: "f", mode: 0o644, size: bytes.length, hash: file.hash }]]),
       dirs: new Map([["", { mode: 0o755 }]]),
     });
-    for (let attempt = 1; ; attempt++) {
-      const epoch = await this.#store.gcEpoch();
+    return this.#store.withGcEpoch(async (epoch) => {
       await this.#store.objects.putRaw(new Map([...file.objects, ...dir.objects]), "fast");
-      try {
-        const cp = await session.checkpoint(
-          { runId, nodeId, size: bytes.length },
-          { message: `node ${nodeId}`, trigger: TRIGGER, metadata: { node: nodeId, size: bytes.length }, filesRoot: dir.root, gcEpoch: epoch },
-        );
-        return toInfo(runId, cp);
-      } catch (e) {
-        // A gc ran while the objects were written: write them again and retry.
-        if (!(e instanceof ForgeError && e.code === "CONFLICT") || attempt >= 3) throw e;
-      }
-    }
+      const cp = await session.checkpoint(
+        { runId, nodeId, size: bytes.length },
+        { message: `node ${nodeId}`, trigger: TRIGGER, metadata: { node: nodeId, size: bytes.length }, filesRoot: dir.root, gcEpoch: epoch },
+      );
+      return toInfo(runId, cp);
+    });
   }
 
   /** The bytes last saved for (runId, nodeId); CheckpointNotFoundError when there are none. */
