@@ -3,22 +3,55 @@
 import { Command, CommanderError } from "commander";
 import { envFlag } from "../core/config.js";
 import { isForgeError } from "../core/errors.js";
-import { chatCommand } from "./commands/chat.js";
-import { checkpointCommand } from "./commands/checkpoint.js";
-import { filesCommand } from "./commands/files.js";
-import { hookCommand } from "./commands/hook.js";
-import { mcpCommand } from "./commands/mcp.js";
-import { milestoneCommand } from "./commands/milestone.js";
-import { reasoningCommands } from "./commands/reasoning.js";
-import { runsCommand } from "./commands/runs.js";
-import { uiCommand } from "./commands/ui.js";
-import { watchCommand } from "./commands/watch.js";
-import { duCommand, fsckCommand, gcCommand, initCommand, sessionCommand } from "./commands/store.js";
 import { UsageError } from "./context.js";
-import { demoCommand } from "./demo.js";
 import { VERSION } from "./version.js";
 
-export function buildProgram(): Command {
+/**
+ * Where each command is defined. Only the module of the command being run is loaded (a
+ * hook or a status pays for its own command, not for forty); help and unknown commands load
+ * them all. The order is the order `forge --help` lists them in.
+ */
+const MODULES: readonly { readonly names: readonly string[]; readonly load: () => Promise<Command[]> }[] = [
+  { names: ["init"], load: async () => [(await import("./commands/store.js")).initCommand()] },
+  { names: ["checkpoint", "cp"], load: async () => [(await import("./commands/checkpoint.js")).checkpointCommand()] },
+  { names: ["milestone"], load: async () => [(await import("./commands/milestone.js")).milestoneCommand()] },
+  { names: ["session"], load: async () => [(await import("./commands/store.js")).sessionCommand()] },
+  {
+    names: ["hypothesis", "hyp", "evidence", "belief", "contradictions", "gap", "note", "task", "verify", "run", "brief", "recover", "code", "branch", "switch", "branches"],
+    load: async () => (await import("./commands/reasoning.js")).reasoningCommands(),
+  },
+  { names: ["files"], load: async () => [(await import("./commands/files.js")).filesCommand()] },
+  { names: ["runs"], load: async () => [(await import("./commands/runs.js")).runsCommand()] },
+  { names: ["chat"], load: async () => [(await import("./commands/chat.js")).chatCommand()] },
+  { names: ["ui"], load: async () => [(await import("./commands/ui.js")).uiCommand()] },
+  { names: ["watch"], load: async () => [(await import("./commands/watch.js")).watchCommand()] },
+  { names: ["mcp"], load: async () => [(await import("./commands/mcp.js")).mcpCommand()] },
+  { names: ["hook"], load: async () => [(await import("./commands/hook.js")).hookCommand()] },
+  {
+    names: ["du", "gc", "fsck"],
+    load: async () => {
+      const m = await import("./commands/store.js");
+      return [m.duCommand(), m.gcCommand(), m.fsckCommand()];
+    },
+  },
+  { names: ["demo"], load: async () => [(await import("./demo.js")).demoCommand()] },
+];
+
+/** Global options that take a value: the word after them is not the command. */
+const VALUE_OPTIONS = new Set(["--store", "--session"]);
+
+/** The command word of `argv` (after node and the script), if any. */
+function commandWord(argv: readonly string[]): string | undefined {
+  for (let i = 2; i < argv.length; i++) {
+    const a = argv[i] as string;
+    if (VALUE_OPTIONS.has(a)) i++;
+    else if (!a.startsWith("-")) return a;
+  }
+  return undefined;
+}
+
+/** The program with the commands `argv` needs (all of them when it names none this table knows). */
+export async function buildProgram(argv: readonly string[] = []): Promise<Command> {
   const program = new Command("forge")
     .description("Checkpoints and time travel for AI agents")
     .version(VERSION, "-V, --version")
@@ -30,22 +63,9 @@ export function buildProgram(): Command {
       outputError: (str, write) => write(`forge: ${str.replace(/^error: /, "")}`),
     })
     .exitOverride();
-  program.addCommand(initCommand());
-  program.addCommand(checkpointCommand());
-  program.addCommand(milestoneCommand());
-  program.addCommand(sessionCommand());
-  for (const cmd of reasoningCommands()) program.addCommand(cmd);
-  program.addCommand(filesCommand());
-  program.addCommand(runsCommand());
-  program.addCommand(chatCommand());
-  program.addCommand(uiCommand());
-  program.addCommand(watchCommand());
-  program.addCommand(mcpCommand());
-  program.addCommand(hookCommand());
-  program.addCommand(duCommand());
-  program.addCommand(gcCommand());
-  program.addCommand(fsckCommand());
-  program.addCommand(demoCommand());
+  const word = commandWord(argv);
+  const wanted = MODULES.filter((m) => word !== undefined && m.names.includes(word));
+  for (const m of wanted.length > 0 ? wanted : MODULES) for (const cmd of await m.load()) program.addCommand(cmd);
   for (const sub of program.commands) applyExitOverride(sub);
   return program;
 }
@@ -58,8 +78,8 @@ function applyExitOverride(cmd: Command): void {
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const program = buildProgram();
   try {
+    const program = await buildProgram(argv);
     await program.parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (e) {
