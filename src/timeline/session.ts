@@ -49,6 +49,8 @@ export interface WriteFacts {
   readonly unsaved: boolean;
   /** When HEAD's checkpoint was made; null without one. */
   readonly lastCheckpointAt: number | null;
+  /** The seq a checkpoint made by this write gets (so its message may name it). */
+  readonly nextSeq: number;
 }
 
 export interface SetWorkingResult {
@@ -271,6 +273,7 @@ export class Session {
           changed,
           unsaved: headCheckpoint?.stateRoot !== tree.root,
           lastCheckpointAt: headCheckpoint?.createdAt ?? null,
+          nextSeq: session.nextSeq,
         });
         if (wanted) checkpoint = this.#info(await this.#append(tx, session, tree, checkCheckpointOptions(wanted)));
       }

@@ -9,6 +9,7 @@ import { ObjectStore } from "../objects/object-store.js";
 import type { TreeParams } from "../objects/value-encoder.js";
 import type { ExportResult, ImportOptions, ImportReport } from "./bundle.js";
 import { checkStore, type FsckOptions, type FsckReport } from "./fsck.js";
+import type { ImportedHistory } from "./history-import.js";
 import { collectGarbage, type GcOptions, type GcReport } from "./gc.js";
 import { resolveRef } from "./refs.js";
 import { MAIN_BRANCH, Session } from "./session.js";
@@ -237,6 +238,18 @@ export class Store {
     } finally {
       await source.close();
     }
+  }
+
+  /**
+   * Writes a history made elsewhere (another format's export) as a new session, all or
+   * nothing: every state, then the session, its checkpoints with their own seqs, times,
+   * parents and branches (under new ids), the branches, HEAD and the working state in one
+   * transaction, redone if a gc ran meanwhile. IMPORT_CONFLICT if the name is taken.
+   */
+  async importHistory(history: ImportedHistory): Promise<Session> {
+    const ctx = this.#open();
+    const { importHistory } = await import("./history-import.js");
+    return importHistory(ctx, history);
   }
 
   async close(): Promise<void> {

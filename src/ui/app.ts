@@ -14,6 +14,8 @@ import { Hono, type Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { ForgeError } from "../core/errors.js";
+import { chatSaveOperation } from "../operations/chat/checkpoints.js";
+import { chatAppendOperation } from "../operations/chat/messages.js";
 import { compareOperation } from "../operations/checkpoint/compare.js";
 import { restoreOperation, restorePlanOperation } from "../operations/checkpoint/restore.js";
 import { checkpointViewOperation, sessionShowOperation } from "../operations/checkpoint/view.js";
@@ -21,8 +23,6 @@ import { OperationContext } from "../operations/context.js";
 import type { InputOf, Operation, Shape } from "../operations/operation.js";
 import { sessionListOperation } from "../operations/store/store.js";
 import type { Store } from "../timeline/store.js";
-import { checkpointJson } from "../timeline/types.js";
-import { conversationActions } from "./conversation-actions.js";
 
 export interface AppOptions {
   /** Required on every request when set (any non-loopback bind sets one). */
@@ -43,17 +43,8 @@ const ASSETS: Record<string, { file: string; type: string }> = {
 const PAGE_DIRS = [new URL("./page/", import.meta.url), new URL("../../dist/ui/page/", import.meta.url)];
 const pageDir = (): URL => PAGE_DIRS.find((d) => existsSync(fileURLToPath(new URL("app.js", d)))) ?? (PAGE_DIRS[0] as URL);
 
-const name = z.string().min(1).max(128);
 const ref = z.string().min(1).max(200);
 const restoreBody = z.object({ ref, linear: z.boolean().default(false) }).strict();
-/**
- * A JSON object, kept as parsed: every key ("__proto__" included) stays an own key of it.
- * Not z.record, which drops a "__proto__" key silently (and copies the object to do it).
- */
-const jsonObject = z.custom<Record<string, unknown>>(
-  (v) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype,
-  "expected a JSON object",
-);
 
 export function createApp(store: Store, options: AppOptions): Hono {
   const app = new Hono();
@@ -116,18 +107,10 @@ export function createApp(store: Store, options: AppOptions): Hono {
     return c.json(await call(restoreOperation, { session, ref: body.ref, discardFuture: body.linear }));
   });
 
-  app.post("/api/sessions/:name/messages", async (c) => {
-    const convo = await conversation(store, param(c, "name", name));
-    const body = await jsonBody(c, z.object({ message: jsonObject }).strict());
-    return c.json(await convo.append(body.message));
-  });
+  // A conversation's own writes: the body is the operation's input, the session is the URL's.
+  app.post("/api/sessions/:name/messages", async (c) => c.json(await call(chatAppendOperation, await sessionBody(c))));
 
-  app.post("/api/sessions/:name/save", async (c) => {
-    const convo = await conversation(store, param(c, "name", name));
-    const body = await jsonBody(c, z.object({ name: z.string().max(200).optional(), description: z.string().max(2000).optional() }).strict());
-    const cp = await convo.save(body.name, body.description);
-    return c.json({ checkpoint: checkpointJson(cp) });
-  });
+  app.post("/api/sessions/:name/save", async (c) => c.json(await call(chatSaveOperation, await sessionBody(c))));
 
   // Server-sent events: "change" whenever a checkpoint is added or removed anywhere, or a
   // session's working state moves, so the page follows other processes' work.
@@ -147,13 +130,6 @@ export function createApp(store: Store, options: AppOptions): Hono {
   );
 
   return app;
-}
-
-async function conversation(store: Store, sessionName: string) {
-  const session = await store.getSession(sessionName);
-  const kind = (await session.info()).kind;
-  if (kind !== "conversation") throw new ForgeError("INVALID_ARGUMENT", `session "${sessionName}" is a ${kind} session, not a conversation`);
-  return conversationActions(store, sessionName);
 }
 
 /** Changes when any session gains or loses a checkpoint or moves its working state. */
@@ -208,10 +184,12 @@ function sameSecret(a: string, b: string): boolean {
 
 class BadRequest extends Error {}
 
-function param<T>(c: Context, key: string, schema: z.ZodType<T>): T {
-  const r = schema.safeParse(c.req.param(key));
-  if (!r.success) throw new BadRequest(`invalid ${key}: ${r.error.issues[0]?.message ?? "bad value"}`);
-  return r.data;
+/** A JSON object body with the session the URL names added: an operation's raw input. */
+async function sessionBody(c: Context): Promise<Record<string, unknown>> {
+  const raw = await readBody(c);
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new BadRequest("invalid body: expected a JSON object");
+  if (Object.hasOwn(raw, "session")) throw new BadRequest('invalid body: "session" is named by the URL');
+  return { ...raw, session: c.req.param("name") };
 }
 
 /** An operation's input from the request's parameters, checked with the operation's schema (fields left undefined are absent). */
@@ -226,14 +204,16 @@ function parseInput<S extends Shape, R>(op: Operation<S, R>, raw: Record<string,
   return r.data as InputOf<S>;
 }
 
-async function jsonBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
-  let raw: unknown;
+async function readBody(c: Context): Promise<unknown> {
   try {
-    raw = await c.req.json();
+    return (await c.req.json()) as unknown;
   } catch {
     throw new BadRequest("the body is not valid JSON");
   }
-  const r = schema.safeParse(raw);
+}
+
+async function jsonBody<T>(c: Context, schema: z.ZodType<T>): Promise<T> {
+  const r = schema.safeParse(await readBody(c));
   if (!r.success) {
     const issue = r.error.issues[0];
     throw new BadRequest(`invalid body: ${issue?.path.length ? `${issue.path.join(".")}: ` : ""}${issue?.message ?? "bad value"}`);

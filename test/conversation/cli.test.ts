@@ -24,6 +24,7 @@ function forge(...args: string[]): Run {
 
 interface CheckpointJson {
   id: string;
+  session: string;
   seq: number;
   name: string;
   description: string;
@@ -115,7 +116,7 @@ describe("forge chat: checkpoints", () => {
     weatherChat();
     expect(ok(forge("chat", "save"))).toMatch(/^saved Checkpoint 1 \(#1, 4 messages, main\)\n$/);
     ok(forge("chat", "append", "--role", "assistant", "21 °C."));
-    const cp = json<CheckpointJson>(forge("chat", "save", "answered", "--description", "the tool worked", "--tags", "done", "--json"));
+    const { checkpoint: cp } = json<{ checkpoint: CheckpointJson }>(forge("chat", "save", "answered", "--description", "the tool worked", "--tags", "done", "--json"));
     expect([cp.seq, cp.name, cp.description, cp.messageCount, cp.tags]).toEqual([2, "answered", "the tool worked", 5, ["done"]]);
     const lines = ok(forge("chat", "list")).trimEnd().split("\n");
     expect(lines).toHaveLength(2);
@@ -234,6 +235,16 @@ describe("forge chat: sessions", () => {
     ok(forgeWith(["chat", "append", "--role", "assistant", "Go."], { env: { FORGE_SESSION: "trip" } }));
     expect((await messagesOf("trip")).map((m) => m.content)).toEqual(["plan a trip", "Rome in May?", "Go."]);
     fails(forge("chat", "new", "trip"), 1, /^forge: session "trip" already exists \(pick another name, or work in it with --session NAME\)\n$/);
+  });
+
+  it("reading a conversation that does not exist is SESSION_NOT_FOUND, and starts none; writing starts it", () => {
+    for (const read of [["list"], ["show"], ["latest"], ["export"], ["restore", "#1"], ["delete", "#1"], ["clear"]]) {
+      fails(forge("--session", "nope", "chat", ...read), 1, /^forge: no conversation named "nope" \(`forge chat new NAME` starts one; `forge session list` lists the sessions\)\n$/);
+    }
+    expect(json<{ sessions: unknown[] }>(forge("session", "list", "--json")).sessions).toEqual([]);
+    const saved = json<{ checkpoint: CheckpointJson }>(forge("--session", "fresh", "chat", "save", "--json"));
+    expect([saved.checkpoint.session, saved.checkpoint.name, saved.checkpoint.messageCount]).toEqual(["fresh", "Checkpoint 1", 0]);
+    expect(json<{ sessions: { name: string; kind: string }[] }>(forge("session", "list", "--json")).sessions.map((x) => [x.name, x.kind])).toEqual([["fresh", "conversation"]]);
   });
 
   it("a session of another kind is a clear error", async () => {

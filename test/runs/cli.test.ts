@@ -63,12 +63,30 @@ describe("forge runs", () => {
     expect(forge(["runs", "load", "nightly-0510"]).code).toBe(2);
   });
 
+  it("load --json gives the save it read, with its bytes in base64", () => {
+    const r = JSON.parse(forge(["runs", "load", "nightly-0510", "load", "--json"]).stdout) as { runId: string; nodeId: string; sequence: number; size: number; timestamp: string; data: string };
+    expect([r.runId, r.nodeId, r.sequence, r.size, typeof r.timestamp]).toEqual(["nightly-0510", "load", 2, 4, "string"]);
+    expect([...Buffer.from(r.data, "base64")]).toEqual([0, 1, 2, 255]);
+    const earlier = JSON.parse(forge(["runs", "load", "nightly-0510", "--sequence", "1", "--json"]).stdout) as { nodeId: string; data: string };
+    expect([earlier.nodeId, Buffer.from(earlier.data, "base64").toString()]).toEqual(["extract", '{"rows":5}']);
+  });
+
   it("delete --older-than removes the runs not saved to since, and only those", () => {
     const r = forge(["runs", "delete", "--older-than", "30 days ago", "--json"]);
-    expect(JSON.parse(r.stdout)).toEqual({ deletedRuns: ["nightly-0401"] });
+    expect(JSON.parse(r.stdout)).toEqual({ deletedRuns: ["nightly-0401"], deletedSaves: 1 });
     expect((JSON.parse(forge(["runs", "list", "--json"]).stdout) as { runs: unknown[] }).runs).toHaveLength(1);
     expect(forge(["runs", "delete", "nightly-0510", "load"]).stdout).toMatch(/deleted 1 save of node load/);
-    expect(forge(["runs", "delete", "nightly-0510"]).stdout).toMatch(/deleted run nightly-0510/);
+    expect(forge(["runs", "delete", "nightly-0510", "load"]).stdout).toMatch(/run "nightly-0510" has no node "load"/);
+    expect(JSON.parse(forge(["runs", "prune", "nightly-0510", "--json"]).stdout)).toEqual({ runId: "nightly-0510", deletedSaves: 1 });
+    expect(JSON.parse(forge(["runs", "delete", "nightly-0510", "--json"]).stdout)).toEqual({ deletedRuns: ["nightly-0510"], deletedSaves: 1 });
+    expect(forge(["runs", "delete", "nightly-0510"]).stdout).toMatch(/no run "nightly-0510"/);
     expect(forge(["runs", "list"]).stdout).toMatch(/no runs/);
+  });
+
+  it("delete RUN says which run went", async () => {
+    const store = await Store.open(url);
+    await new RunStore(store).save("adhoc", "only", Uint8Array.from([1]));
+    await store.close();
+    expect(forge(["runs", "delete", "adhoc"]).stdout).toBe("deleted run adhoc\n");
   });
 });

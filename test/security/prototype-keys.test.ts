@@ -214,7 +214,8 @@ describe("the web API", () => {
     const message = `{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"f","arguments":${args}}}],${TRAPS}}`;
     const res = await post("/api/sessions/chat/messages", `{"message":${message}}`);
     expect(res.status, await res.clone().text()).toBe(200);
-    expect(await res.json()).toEqual({ messageCount: 1 });
+    const appended = (await res.json()) as { session: string; appended: unknown[]; count: number };
+    expect([appended.session, appended.appended.length, appended.count]).toEqual(["chat", 1, 1]);
     const [m] = await (await ConversationSession.open(store, "chat")).messages();
     expect(JSON.stringify(m?.additionalKwargs)).toBe(JSON.stringify(data(`{${TRAPS}}`)));
     expect(JSON.stringify(m?.toolCalls?.[0]?.arguments)).toBe(JSON.stringify(data(`{${TRAPS}}`)));

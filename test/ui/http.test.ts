@@ -2,7 +2,7 @@
 // the safety rules — loopback by default, a token everywhere else, Host checked, POST only
 // with JSON from the same origin, inputs validated (400), unknown things 404.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { openStore, type Store } from "../../src/index.js";
+import { ConversationSession, openStore, type Store } from "../../src/index.js";
 import { startUi, type RunningUi } from "../../src/ui/server.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
 
@@ -170,5 +170,54 @@ describe("forge ui: safety rules", () => {
     } finally {
       await open.close();
     }
+  });
+});
+
+describe("forge ui: a conversation's writes (the chat operations)", () => {
+  const errorOf = async (res: Response) => [res.status, ((await res.json()) as { error: string }).error] as const;
+
+  it("appends a message, or a list, and answers what `chat append --json` prints", async () => {
+    await ConversationSession.create(store, "talk");
+    const one = await post("/api/sessions/talk/messages", { message: { role: "user", content: "hi" } });
+    expect(one.status).toBe(200);
+    expect(await one.json()).toEqual({ session: "talk", appended: [{ role: "user", content: "hi" }], count: 1 });
+    const openai = { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] };
+    const list = await post("/api/sessions/talk/messages", { message: [openai, { role: "tool", content: "ok", tool_call_id: "c1" }] });
+    expect(((await list.json()) as { count: number }).count).toBe(3);
+    expect((await (await ConversationSession.open(store, "talk")).messages()).map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
+  });
+
+  it('saves a checkpoint named "Checkpoint N" unless named, answering what `chat save --json` prints', async () => {
+    const first = (await (await post("/api/sessions/talk/save", {})).json()) as { checkpoint: { seq: number; name: string; messageCount: number; session: string } };
+    expect([first.checkpoint.session, first.checkpoint.seq, first.checkpoint.name, first.checkpoint.messageCount]).toEqual(["talk", 1, "Checkpoint 1", 3]);
+    const named = (await (await post("/api/sessions/talk/save", { name: "done", description: "it worked", tags: ["ok"] })).json()) as {
+      checkpoint: { name: string; description: string; tags: string[]; message: string };
+    };
+    expect(named.checkpoint).toMatchObject({ name: "done", description: "it worked", tags: ["ok"], message: "done" });
+  });
+
+  it("refuses bodies the operations' schemas refuse, and bad messages, with 400 and writing nothing", async () => {
+    const before = await (await ConversationSession.open(store, "talk")).messages();
+    expect(await errorOf(await post("/api/sessions/talk/messages", {}))).toEqual([400, '"message" is missing: Invalid input']);
+    expect(await errorOf(await post("/api/sessions/talk/messages", { message: "hi" }))).toEqual([400, expect.stringMatching(/^invalid message: /)]);
+    expect(await errorOf(await post("/api/sessions/talk/messages", { message: { role: "user", content: "x" }, rm: "-rf" }))).toEqual([400, expect.stringMatching(/rm/)]);
+    expect(await errorOf(await post("/api/sessions/talk/messages", { message: { role: "user", content: "x" }, session: "other" }))).toEqual([400, 'invalid body: "session" is named by the URL']);
+    expect(await errorOf(await post("/api/sessions/talk/messages", [{ role: "user", content: "x" }]))).toEqual([400, "invalid body: expected a JSON object"]);
+    expect(await errorOf(await post("/api/sessions/talk/save", "{name:"))).toEqual([400, "the body is not valid JSON"]);
+    expect(await errorOf(await post("/api/sessions/talk/save", { name: "x".repeat(201) }))).toEqual([400, expect.stringMatching(/^invalid name: /)]);
+    const robot = await post("/api/sessions/talk/messages", { message: [{ role: "user", content: "ok" }, { role: "robot", content: "beep" }] });
+    expect(robot.status).toBe(400);
+    expect(await robot.json()).toMatchObject({ code: "INVALID_ARGUMENT", error: expect.stringMatching(/^message 1: role "robot" is not one of/) });
+    expect(await (await ConversationSession.open(store, "talk")).messages()).toEqual(before);
+  });
+
+  it("refuses a session that holds something else than a conversation", async () => {
+    const s = await store.getSession("notes");
+    const count = (await s.list()).length;
+    const res = await post("/api/sessions/notes/messages", { message: { role: "user", content: "hi" } });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: "INVALID_ARGUMENT", error: 'session "notes" holds a state that is not a conversation' });
+    expect((await post("/api/sessions/notes/save", {})).status).toBe(400);
+    expect((await s.list()).length).toBe(count);
   });
 });

@@ -3,23 +3,20 @@
 // session the global --session / FORGE_SESSION names.
 import { readFileSync, writeFileSync } from "node:fs";
 import { Command, Option } from "commander";
-import { resolveSessionName } from "../../core/config.js";
 import { ForgeError } from "../../core/errors.js";
-import type { ConversationCheckpoint, ConversationSession } from "../../domains/conversation/conversation-session.js";
-import { INPUT_FORMATS, OUTPUT_FORMATS, writeMessages, type InputFormat, type OutputFormat } from "../../domains/conversation/interchange.js";
-import { ROLES, type Content, type Message } from "../../domains/conversation/model.js";
+import type { Content, Message } from "../../domains/conversation/model.js";
+import { INPUT_FORMATS, OUTPUT_FORMATS, ROLES, type InputFormat, type OutputFormat, type Role } from "../../operations/chat/names.js";
+import type { ConversationCheckpointJson } from "../../operations/chat/shared.js";
 import { commaList, run } from "../command.js";
-import { UsageError, type CliContext } from "../context.js";
-import { ago, c, checkpointJson, printJson, println, shortId } from "../output.js";
+import { UsageError } from "../context.js";
+import { ago, c, printJson, println, shortId } from "../output.js";
 
-/** The conversation module, loaded by the chat commands only (it brings the timeline engine). */
-async function conversations(): Promise<typeof ConversationSession> {
-  return (await import("../../domains/conversation/conversation-session.js")).ConversationSession;
-}
-
-async function conversation(ctx: CliContext): Promise<ConversationSession> {
-  return (await conversations()).open(await ctx.store(), resolveSessionName(ctx.options.session));
-}
+/** The chat operations, loaded by the action that runs one (they bring the timeline engine). */
+const ops = {
+  messages: () => import("../../operations/chat/messages.js"),
+  checkpoints: () => import("../../operations/chat/checkpoints.js"),
+  transfer: () => import("../../operations/chat/transfer.js"),
+};
 
 /** Text from a file, or standard input for "-"; a clear error when it cannot be read. */
 function readText(source: string): string {
@@ -50,7 +47,7 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-function checkpointRow(cp: ConversationCheckpoint, head: boolean): string {
+function checkpointRow(cp: ConversationCheckpointJson, head: boolean): string {
   const parts = [
     (head ? c.green("* ") : "  ") + c.bold(`#${cp.seq}`.padEnd(5)),
     cp.name,
@@ -111,12 +108,10 @@ export function chatCommand(): Command {
     .option("--system <text>", "start it with this system message")
     .action(
       run(async (ctx, name: string | undefined, opts: { system?: string }) => {
-        const sessionName = name ?? resolveSessionName(ctx.options.session);
-        const cs = await (await conversations()).create(await ctx.store(), sessionName, opts.system === undefined ? {} : { messages: [{ role: "system", content: opts.system }] });
-        const count = (await cs.messages()).length;
-        if (ctx.json) return printJson({ session: cs.name, kind: "conversation", messages: count });
-        println(`${c.green("started")} conversation ${c.bold(cs.name)}${count ? ` with ${plural(count, "message")}` : ""}`);
-        if (sessionName !== resolveSessionName(ctx.options.session)) println(c.dim(`  use it with --session ${cs.name} (or FORGE_SESSION=${cs.name})`));
+        const r = await ctx.call((await ops.messages()).chatNewOperation, { ...(name !== undefined && { session: name }), ...(opts.system !== undefined && { system: opts.system }) });
+        if (ctx.json) return printJson(r);
+        println(`${c.green("started")} conversation ${c.bold(r.session)}${r.messages ? ` with ${plural(r.messages, "message")}` : ""}`);
+        if (r.session !== ctx.sessionName()) println(c.dim(`  use it with --session ${r.session} (or FORGE_SESSION=${r.session})`));
       }),
     );
 
@@ -134,8 +129,8 @@ export function chatCommand(): Command {
       `\nExamples:\n  forge chat append --role user "what is the weather in Paris?"\n  forge chat append --role assistant --tool-call '{"id":"call_1","name":"weather","arguments":{"city":"Paris"}}'\n  forge chat append --role tool --tool-call-id call_1 --name weather '{"temp": 21}'\n  forge chat append '{"role":"assistant","content":"21 °C"}'        # OpenAI, LangChain or Forge JSON\n  forge chat append transcript.json                                  # a message or a list, from a file`,
     )
     .action(
-      run(async (ctx, arg: string | undefined, opts: { role?: Message["role"]; name?: string; toolCallId?: string; toolCall?: string[]; format: InputFormat }) => {
-        let input: unknown;
+      run(async (ctx, arg: string | undefined, opts: { role?: Role; name?: string; toolCallId?: string; toolCall?: string[]; format: InputFormat }) => {
+        let message: unknown;
         let format = opts.format;
         if (opts.role !== undefined) {
           const calls = (opts.toolCall ?? []).map((t, i) => parseJson(t, `--tool-call ${i + 1}`));
@@ -143,7 +138,7 @@ export function chatCommand(): Command {
           if (arg !== undefined) content = arg === "-" ? readText("-") : arg;
           else if (opts.role === "assistant" && calls.length > 0) content = null;
           else throw new UsageError("give the message's text (or - to read it from standard input)");
-          input = {
+          message = {
             role: opts.role,
             content,
             ...(opts.name !== undefined && { name: opts.name }),
@@ -154,12 +149,12 @@ export function chatCommand(): Command {
         } else {
           if (opts.name !== undefined || opts.toolCallId !== undefined || opts.toolCall !== undefined) throw new UsageError("--name, --tool-call-id and --tool-call go with --role");
           if (arg === undefined) throw new UsageError("give --role ROLE and the text, or a message as JSON (text, a file, or - for standard input)");
-          input = readMessageArgument(arg);
+          message = readMessageArgument(arg);
         }
-        const cs = await conversation(ctx);
-        const r = await cs.append(input, { format });
-        if (ctx.json) return printJson({ session: cs.name, appended: r.appended, count: r.count });
-        println(`${c.green("appended")} ${plural(r.appended.length, "message")} ${c.dim(`(${cs.name} now holds ${plural(r.count, "message")})`)}`);
+        // The domain checks every message and names the one that is wrong; the schema only says "an object or a list".
+        const r = await ctx.call((await ops.messages()).chatAppendOperation, { message: message as Record<string, unknown> | Record<string, unknown>[], format });
+        if (ctx.json) return printJson(r);
+        println(`${c.green("appended")} ${plural(r.appended.length, "message")} ${c.dim(`(${r.session} now holds ${plural(r.count, "message")})`)}`);
       }),
     );
 
@@ -171,9 +166,13 @@ export function chatCommand(): Command {
     .option("-t, --tags <tags>", "comma-separated tags", commaList, [])
     .action(
       run(async (ctx, name: string | undefined, opts: { description?: string; tags: string[] }) => {
-        const cs = await conversation(ctx);
-        const cp = await cs.save(name, { tags: opts.tags, ...(opts.description !== undefined && { description: opts.description }) });
-        if (ctx.json) return printJson(checkpointJson(cp));
+        const r = await ctx.call((await ops.checkpoints()).chatSaveOperation, {
+          tags: opts.tags,
+          ...(name !== undefined && { name }),
+          ...(opts.description !== undefined && { description: opts.description }),
+        });
+        if (ctx.json) return printJson(r);
+        const cp = r.checkpoint;
         println(`${c.green("saved")} ${c.bold(cp.name)} ${c.dim(`(#${cp.seq}, ${plural(cp.messageCount ?? 0, "message")}, ${cp.branch})`)}`);
       }),
     );
@@ -184,11 +183,10 @@ export function chatCommand(): Command {
     .description("the conversation's checkpoints, oldest first (* marks HEAD)")
     .action(
       run(async (ctx) => {
-        const cs = await conversation(ctx);
-        const [list, head] = await Promise.all([cs.list(), cs.session.head()]);
-        if (ctx.json) return printJson({ session: cs.name, head: { branch: head.branch, checkpoint: head.checkpoint?.id ?? null }, checkpoints: list.map(checkpointJson) });
-        if (list.length === 0) return println(c.dim("no checkpoints yet: `forge chat save` saves the conversation"));
-        for (const cp of list) println(checkpointRow(cp, cp.id === head.checkpoint?.id));
+        const r = await ctx.call((await ops.checkpoints()).chatListOperation, {});
+        if (ctx.json) return printJson(r);
+        if (r.checkpoints.length === 0) return println(c.dim("no checkpoints yet: `forge chat save` saves the conversation"));
+        for (const cp of r.checkpoints) println(checkpointRow(cp, cp.id === r.head.checkpoint));
       }),
     );
 
@@ -198,12 +196,11 @@ export function chatCommand(): Command {
     .argument("[ref]", "a checkpoint (default: the messages it holds now)")
     .action(
       run(async (ctx, ref: string | undefined) => {
-        const cs = await conversation(ctx);
-        const saved = ref === undefined ? undefined : await cs.get(ref);
-        const messages = saved?.messages ?? (await cs.messages());
-        if (ctx.json) return printJson({ session: cs.name, checkpoint: saved ? checkpointJson(saved.checkpoint) : null, messages });
-        if (saved) println(c.dim(`${saved.checkpoint.name} (#${saved.checkpoint.seq}, ${saved.checkpoint.branch}, ${ago(saved.checkpoint.createdAt)})`));
-        printTranscript(messages);
+        const r = await ctx.call((await ops.messages()).chatShowOperation, { ...(ref !== undefined && { ref }) });
+        if (ctx.json) return printJson(r);
+        const cp = r.checkpoint;
+        if (cp) println(c.dim(`${cp.name} (#${cp.seq}, ${cp.branch}, ${ago(cp.createdAt)})`));
+        printTranscript(r.messages);
       }),
     );
 
@@ -214,9 +211,8 @@ export function chatCommand(): Command {
     .option("--linear", "discard every checkpoint made after it on its branch")
     .action(
       run(async (ctx, ref: string, opts: { linear?: boolean }) => {
-        const cs = await conversation(ctx);
-        const r = await cs.restore(ref, { linear: opts.linear === true });
-        if (ctx.json) return printJson({ checkpoint: checkpointJson(r.checkpoint), head: r.head, messages: r.messages, discarded: r.discarded.map(checkpointJson) });
+        const r = await ctx.call((await ops.checkpoints()).chatRestoreOperation, { ref, linear: opts.linear === true });
+        if (ctx.json) return printJson(r);
         println(`${c.green("restored")} ${c.bold(r.checkpoint.name)} ${c.dim(`(#${r.checkpoint.seq})`)}: ${plural(r.messages.length, "message")}`);
         if (opts.linear) {
           if (r.discarded.length > 0) println(c.dim(`  discarded ${plural(r.discarded.length, "later checkpoint")}: ${r.discarded.map((d) => `#${d.seq} ${d.name}`).join(", ")}`));
@@ -233,9 +229,9 @@ export function chatCommand(): Command {
     .argument("<refs...>", "checkpoints: names, #N, id prefixes, …")
     .action(
       run(async (ctx, refs: string[]) => {
-        const gone = await (await conversation(ctx)).delete(refs);
-        if (ctx.json) return printJson({ deleted: gone.map(checkpointJson) });
-        for (const cp of gone) println(`${c.red("deleted")} #${cp.seq} ${cp.name}`);
+        const r = await ctx.call((await ops.checkpoints()).chatDeleteOperation, { refs });
+        if (ctx.json) return printJson(r);
+        for (const cp of r.deleted) println(`${c.red("deleted")} #${cp.seq} ${cp.name}`);
       }),
     );
 
@@ -244,10 +240,9 @@ export function chatCommand(): Command {
     .description("delete every checkpoint of the conversation and empty its messages")
     .action(
       run(async (ctx) => {
-        const cs = await conversation(ctx);
-        const r = await cs.clear();
-        if (ctx.json) return printJson({ session: cs.name, deleted: r.deleted.map(checkpointJson), messages: r.messages });
-        println(`${c.red("cleared")} ${cs.name}: deleted ${plural(r.deleted.length, "checkpoint")} and ${plural(r.messages, "message")}`);
+        const r = await ctx.call((await ops.checkpoints()).chatClearOperation, {});
+        if (ctx.json) return printJson(r);
+        println(`${c.red("cleared")} ${r.session}: deleted ${plural(r.deleted.length, "checkpoint")} and ${plural(r.messages, "message")}`);
       }),
     );
 
@@ -256,12 +251,10 @@ export function chatCommand(): Command {
     .description("the checkpoint saved last, with its messages")
     .action(
       run(async (ctx) => {
-        const cs = await conversation(ctx);
-        const latest = await cs.latest();
-        if (!latest) throw new ForgeError("NO_CHECKPOINT", `conversation "${cs.name}" has no checkpoints`, { hint: "`forge chat save` saves one" });
-        if (ctx.json) return printJson({ checkpoint: checkpointJson(latest.checkpoint), messages: latest.messages });
-        println(checkpointRow(latest.checkpoint, false).trim());
-        printTranscript(latest.messages);
+        const r = await ctx.call((await ops.checkpoints()).chatLatestOperation, {});
+        if (ctx.json) return printJson(r);
+        println(checkpointRow(r.checkpoint, false).trim());
+        printTranscript(r.messages);
       }),
     );
 
@@ -273,27 +266,17 @@ export function chatCommand(): Command {
     .option("--ref <ref>", "with openai/langchain formats: a checkpoint's messages instead of the current ones")
     .action(
       run(async (ctx, opts: { output?: string; format: OutputFormat; ref?: string }) => {
-        const cs = await conversation(ctx);
         if (opts.format === "forge" && opts.ref !== undefined) throw new UsageError("--ref goes with --format openai, langchain or langchain-stored (the forge format holds every checkpoint)");
-        let doc: unknown;
-        let counts: { messages: number; checkpoints: number };
-        if (opts.format === "forge") {
-          const d = await cs.export();
-          doc = d;
-          counts = { messages: d.messages.length, checkpoints: d.checkpoints.length };
-        } else {
-          const messages = opts.ref === undefined ? await cs.messages() : (await cs.get(opts.ref)).messages;
-          doc = writeMessages(messages, opts.format);
-          counts = { messages: messages.length, checkpoints: 0 };
-        }
-        const text = JSON.stringify(doc, null, 2) + "\n";
+        const { document, ...summary } = await ctx.call((await ops.transfer()).chatExportOperation, { format: opts.format, ...(opts.ref !== undefined && { ref: opts.ref }) });
+        const text = JSON.stringify(document, null, 2) + "\n";
+        // Without --output the document is the output, --json or not.
         if (opts.output === undefined) {
           process.stdout.write(text);
           return;
         }
         writeFileSync(opts.output, text);
-        if (ctx.json) return printJson({ session: cs.name, output: opts.output, format: opts.format, ...counts });
-        println(`exported ${plural(counts.messages, "message")}${opts.format === "forge" ? ` and ${plural(counts.checkpoints, "checkpoint")}` : ""} of ${cs.name} to ${opts.output} ${c.dim(`(${opts.format})`)}`);
+        if (ctx.json) return printJson({ session: summary.session, output: opts.output, format: summary.format, messages: summary.messages, checkpoints: summary.checkpoints });
+        println(`exported ${plural(summary.messages, "message")}${summary.format === "forge" ? ` and ${plural(summary.checkpoints, "checkpoint")}` : ""} of ${summary.session} to ${opts.output} ${c.dim(`(${summary.format})`)}`);
       }),
     );
 
@@ -305,12 +288,11 @@ export function chatCommand(): Command {
     .addOption(new Option("--format <format>", "for a plain list: the messages' format (default: detected per message)").choices(INPUT_FORMATS).default("auto"))
     .action(
       run(async (ctx, file: string, opts: { as?: string; format: InputFormat }) => {
-        const json = parseJson(readText(file), file === "-" ? "standard input" : file);
-        const as = opts.as ?? (Array.isArray(json) ? resolveSessionName(ctx.options.session) : undefined);
-        const r = await (await conversations()).import(await ctx.store(), json, { format: opts.format, ...(as !== undefined && { as }) });
-        if (ctx.json) return printJson({ session: r.session.name, checkpoints: r.checkpoints, messages: r.messages });
-        println(`${c.green("imported")} conversation ${c.bold(r.session.name)}: ${plural(r.checkpoints, "checkpoint")}, ${plural(r.messages, "message")}`);
-        if (r.session.name !== resolveSessionName(ctx.options.session)) println(c.dim(`  use it with --session ${r.session.name}`));
+        const document = parseJson(readText(file), file === "-" ? "standard input" : file);
+        const r = await ctx.call((await ops.transfer()).chatImportOperation, { document, format: opts.format, ...(opts.as !== undefined && { as: opts.as }) });
+        if (ctx.json) return printJson(r);
+        println(`${c.green("imported")} conversation ${c.bold(r.session)}: ${plural(r.checkpoints, "checkpoint")}, ${plural(r.messages, "message")}`);
+        if (r.session !== ctx.sessionName()) println(c.dim(`  use it with --session ${r.session}`));
       }),
     );
 

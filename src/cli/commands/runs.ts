@@ -2,19 +2,14 @@
 // clean up old runs.
 import { writeFileSync } from "node:fs";
 import { Command } from "commander";
-import type { RunCheckpointInfo, RunStore } from "../../integrations/runs/run-store.js";
+import type { RunSaveJson } from "../../operations/runs/runs.js";
 import { run, wholeNumber } from "../command.js";
-import { UsageError, type CliContext } from "../context.js";
+import { UsageError } from "../context.js";
 import { ago, bytes, c, printJson, println } from "../output.js";
 
-async function runStore(ctx: CliContext): Promise<RunStore> {
-  const { RunStore } = await import("../../integrations/runs/run-store.js");
-  return new RunStore(await ctx.store());
-}
+const ops = () => import("../../operations/runs/runs.js");
 
-const infoJson = (i: RunCheckpointInfo) => ({ ...i, timestamp: i.timestamp.toISOString() });
-
-function printSaves(saves: readonly RunCheckpointInfo[]): void {
+function printSaves(saves: readonly RunSaveJson[]): void {
   for (const s of saves) println(`${c.dim(`#${s.sequence}`.padStart(5))}  ${s.nodeId}  ${c.dim(`${bytes(s.size)}, ${ago(s.timestamp)}`)}`);
 }
 
@@ -27,10 +22,10 @@ export function runsCommand(): Command {
     .option("--older-than <time>", 'only runs whose last save is before this ("7 days ago", a date)')
     .action(
       run(async (ctx, opts: { olderThan?: string }) => {
-        const runs = await (await runStore(ctx)).listRuns(opts.olderThan === undefined ? {} : { olderThan: opts.olderThan });
-        if (ctx.json) return printJson({ runs: runs.map((r) => ({ ...r, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString() })) });
-        if (runs.length === 0) return println(c.dim("no runs"));
-        for (const r of runs) println(`${r.runId}  ${c.dim(`${r.nodes} node${r.nodes === 1 ? "" : "s"}, ${r.saves} save${r.saves === 1 ? "" : "s"}, last ${ago(r.updatedAt)}`)}`);
+        const r = await ctx.call((await ops()).runsListOperation, { ...(opts.olderThan !== undefined && { olderThan: opts.olderThan }) });
+        if (ctx.json) return printJson(r);
+        if (r.runs.length === 0) return println(c.dim("no runs"));
+        for (const x of r.runs) println(`${x.runId}  ${c.dim(`${x.nodes} node${x.nodes === 1 ? "" : "s"}, ${x.saves} save${x.saves === 1 ? "" : "s"}, last ${ago(x.updatedAt)}`)}`);
       }),
     );
 
@@ -41,11 +36,10 @@ export function runsCommand(): Command {
     .option("--history", "include overwritten saves")
     .action(
       run(async (ctx, runId: string, opts: { history?: boolean }) => {
-        const store = await runStore(ctx);
-        const saves = opts.history ? await store.history(runId) : await store.list(runId);
-        if (ctx.json) return printJson({ runId, saves: saves.map(infoJson) });
-        if (saves.length === 0) return println(c.dim(`no saves in run "${runId}"`));
-        printSaves(saves);
+        const r = await ctx.call((await ops()).runsShowOperation, { runId, history: opts.history === true });
+        if (ctx.json) return printJson(r);
+        if (r.saves.length === 0) return println(c.dim(`no saves in run "${runId}"`));
+        printSaves(r.saves);
       }),
     );
 
@@ -59,10 +53,12 @@ export function runsCommand(): Command {
     .action(
       run(async (ctx, runId: string, nodeId: string | undefined, opts: { sequence?: number; output?: string }) => {
         if ((nodeId === undefined) === (opts.sequence === undefined)) throw new UsageError("name a node or give --sequence (one of the two)");
-        const store = await runStore(ctx);
-        const data = opts.sequence !== undefined ? await store.loadSequence(runId, opts.sequence) : await store.load(runId, nodeId as string);
+        const r = await ctx.call((await ops()).runsLoadOperation, { runId, ...(nodeId !== undefined && { nodeId }), ...(opts.sequence !== undefined && { sequence: opts.sequence }) });
+        const data = Buffer.from(r.data, "base64");
         if (opts.output) writeFileSync(opts.output, data);
-        else process.stdout.write(data);
+        // --json gives the save with its bytes in base64; otherwise the bytes are the output.
+        if (ctx.json) printJson(r);
+        else if (!opts.output) process.stdout.write(data);
       }),
     );
 
@@ -74,23 +70,21 @@ export function runsCommand(): Command {
     .option("--older-than <time>", 'delete every run whose last save is before this ("30 days ago")')
     .action(
       run(async (ctx, runId: string | undefined, nodeId: string | undefined, opts: { olderThan?: string }) => {
-        const store = await runStore(ctx);
-        if (opts.olderThan !== undefined) {
-          if (runId !== undefined) throw new UsageError("give a run id or --older-than, not both");
-          const old = await store.listRuns({ olderThan: opts.olderThan });
-          for (const r of old) await store.deleteRun(r.runId);
-          if (ctx.json) return printJson({ deletedRuns: old.map((r) => r.runId) });
-          return println(`deleted ${old.length} run${old.length === 1 ? "" : "s"}${old.length ? c.dim(" (run forge gc to free their space)") : ""}`);
-        }
-        if (runId === undefined) throw new UsageError("name the run to delete, or give --older-than");
+        if (opts.olderThan !== undefined && runId !== undefined) throw new UsageError("give a run id or --older-than, not both");
+        if (opts.olderThan === undefined && runId === undefined) throw new UsageError("name the run to delete, or give --older-than");
+        const r = await ctx.call((await ops()).runsDeleteOperation, {
+          ...(runId !== undefined && { runId }),
+          ...(nodeId !== undefined && { nodeId }),
+          ...(opts.olderThan !== undefined && { olderThan: opts.olderThan }),
+        });
+        if (ctx.json) return printJson(r);
+        const n = r.deletedRuns.length;
+        if (opts.olderThan !== undefined) return println(`deleted ${n} run${n === 1 ? "" : "s"}${n ? c.dim(" (run forge gc to free their space)") : ""}`);
         if (nodeId !== undefined) {
-          const n = await store.delete(runId, nodeId);
-          if (ctx.json) return printJson({ runId, nodeId, deletedSaves: n });
-          return println(n ? `deleted ${n} save${n === 1 ? "" : "s"} of node ${nodeId}` : c.dim(`run "${runId}" has no node "${nodeId}"`));
+          const saves = r.deletedSaves;
+          return println(saves ? `deleted ${saves} save${saves === 1 ? "" : "s"} of node ${nodeId}` : c.dim(`run "${runId}" has no node "${nodeId}"`));
         }
-        const gone = await store.deleteRun(runId);
-        if (ctx.json) return printJson({ runId, deleted: gone });
-        println(gone ? `deleted run ${runId}` : c.dim(`no run "${runId}"`));
+        println(n ? `deleted run ${runId}` : c.dim(`no run "${runId}"`));
       }),
     );
 
@@ -101,9 +95,9 @@ export function runsCommand(): Command {
     .option("--keep-earlier <n>", "also keep this many earlier saves per node", wholeNumber, 0)
     .action(
       run(async (ctx, runId: string, opts: { keepEarlier: number }) => {
-        const n = await (await runStore(ctx)).prune(runId, { keepEarlier: opts.keepEarlier });
-        if (ctx.json) return printJson({ runId, deletedSaves: n });
-        println(`deleted ${n} earlier save${n === 1 ? "" : "s"}`);
+        const r = await ctx.call((await ops()).runsPruneOperation, { runId, keepEarlier: opts.keepEarlier });
+        if (ctx.json) return printJson(r);
+        println(`deleted ${r.deletedSaves} earlier save${r.deletedSaves === 1 ? "" : "s"}`);
       }),
     );
 

@@ -4,7 +4,7 @@
 // the future discarded), list, get, latest, delete, clear, export and import.
 import { CheckpointNotFoundError, ForgeError, InvalidArgumentError } from "../../core/errors.js";
 import { DEFAULT_SESSION } from "../../core/config.js";
-import type { Session, SetWorkingResult } from "../../timeline/session.js";
+import type { Session, SetWorkingResult, WriteFacts } from "../../timeline/session.js";
 import type { Store } from "../../timeline/store.js";
 import type { Checkpoint, CheckpointOptions, RestoreResult } from "../../timeline/types.js";
 import { DOCUMENT_FORMAT, DOCUMENT_VERSION, type ConversationDocument, type ExportedCheckpoint } from "./document.js";
@@ -96,6 +96,23 @@ export class ConversationSession {
     return cs;
   }
 
+  /**
+   * Opens the existing conversation session `name` (SESSION_NOT_FOUND if there is none): what
+   * reads use, so that looking never creates a session. A session of another kind is refused.
+   */
+  static async openExisting(store: Store, name: string = DEFAULT_SESSION): Promise<ConversationSession> {
+    let session: Session;
+    try {
+      session = await store.getSession(name);
+    } catch (e) {
+      if (!(e instanceof ForgeError && e.code === "SESSION_NOT_FOUND")) throw e;
+      throw new ForgeError("SESSION_NOT_FOUND", `no conversation named "${name}"`, { hint: "`forge chat new NAME` starts one; `forge session list` lists the sessions", cause: e });
+    }
+    const cs = new ConversationSession(store, session);
+    await cs.#checkKind();
+    return cs;
+  }
+
   /** Starts a new conversation session (SESSION_EXISTS if the name is taken), optionally with messages. */
   static async create(store: Store, name: string, options: { messages?: readonly unknown[]; format?: InputFormat } = {}): Promise<ConversationSession> {
     const first = options.messages === undefined ? [] : readMessages(options.messages, options.format);
@@ -163,21 +180,20 @@ export class ConversationSession {
 
   /**
    * Read-modify-write of the messages: if another process wrote in between (CONFLICT), it
-   * starts again from that process's messages, so no write is lost. `prepare`, run on each
-   * attempt, may make the write a checkpoint as well.
+   * starts again from that process's messages, so no write is lost. `checkpoint`, asked
+   * inside the write's transaction, may make the write a checkpoint as well.
    */
   async #mutate(
     next: (current: Message[]) => Message[],
-    prepare?: (messages: Message[]) => Promise<CheckpointOptions>,
+    checkpoint?: (messages: Message[], facts: WriteFacts) => CheckpointOptions,
   ): Promise<{ result: SetWorkingResult; messages: Message[] }> {
     for (let attempt = 1; ; attempt++) {
       const { messages, version } = await this.#load();
       const after = next(messages);
-      const options = prepare ? await prepare(after) : undefined;
       try {
         const result = await this.session.setWorking(conversationState(after), {
           expectedVersion: version,
-          ...(options !== undefined && { checkpoint: () => options }),
+          ...(checkpoint !== undefined && { checkpoint: (facts: WriteFacts) => checkpoint(after, facts) }),
         });
         return { result, messages: after };
       } catch (e) {
@@ -214,38 +230,22 @@ export class ConversationSession {
   /**
    * Saves the messages as a checkpoint named `name`, or "Checkpoint N" where N − 1 is how many
    * checkpoints this session has had (deleted ones included, so a name is never reused and
-   * matches the checkpoint's #N). Metadata: name, description, messageCount.
+   * matches the checkpoint's #N: the name is made inside the write's transaction, from the
+   * seq the checkpoint gets). Metadata: name, description, messageCount.
    */
   async save(name?: string, options: ConversationSaveOptions = {}): Promise<ConversationCheckpoint> {
     const given = name?.trim();
     if (name !== undefined && !given) throw new InvalidArgumentError("a checkpoint name must not be empty");
     const description = options.description ?? "";
     if (typeof description !== "string") throw new InvalidArgumentError("a description must be a string");
-    let predicted = 0;
     const { result } = await this.#mutate(
       (current) => current,
-      async (messages) => {
-        predicted = await this.#nextSeq();
-        const label = given ?? `Checkpoint ${predicted}`;
+      (messages, facts) => {
+        const label = given ?? `Checkpoint ${facts.nextSeq}`;
         return { message: label, tags: options.tags ?? [], trigger: "manual", metadata: { name: label, description, messageCount: messages.length } };
       },
     );
-    let cp = result.checkpoint as Checkpoint;
-    if (given === undefined && cp.seq !== predicted) {
-      // Another process took the seq this name was made for: name it after its own.
-      const label = `Checkpoint ${cp.seq}`;
-      const metadata = { ...cp.metadata, name: label };
-      await this.#store.backend.transaction((tx) => tx.updateCheckpoint(cp.id, { message: label, metadata }));
-      cp = { ...cp, message: label, metadata };
-    }
-    return toConversationCheckpoint(cp);
-  }
-
-  /** The seq the session's next checkpoint gets (so far: every later write may move it). */
-  async #nextSeq(): Promise<number> {
-    const row = await this.#store.backend.meta.getSessionById(this.session.id);
-    if (!row) throw new ForgeError("SESSION_NOT_FOUND", `session "${this.name}" no longer exists`);
-    return row.nextSeq;
+    return toConversationCheckpoint(result.checkpoint as Checkpoint);
   }
 
   /**

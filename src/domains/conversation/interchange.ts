@@ -4,14 +4,9 @@
 import { checkMessage, failer, isPlainObject, kindOf, ROLES, type Message } from "./model.js";
 import { fromLangChain, isLangChainSerialized, isLangChainStored, toLangChainMessages, toLangChainStoredMessages } from "./langchain.js";
 import { fromOpenAI, toOpenAIMessages } from "./openai.js";
+import { INPUT_FORMATS, OUTPUT_FORMATS, type InputFormat, type OutputFormat } from "./names.js";
 
-/** Formats messages are read in; "auto" detects each message's. */
-export const INPUT_FORMATS = ["auto", "forge", "openai", "langchain"] as const;
-export type InputFormat = (typeof INPUT_FORMATS)[number];
-
-/** Formats messages are written in ("langchain": serialized, as `toJSON()`; "langchain-stored": as mapChatMessagesToStoredMessages). */
-export const OUTPUT_FORMATS = ["forge", "openai", "langchain", "langchain-stored"] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+export { INPUT_FORMATS, OUTPUT_FORMATS, type InputFormat, type OutputFormat };
 
 /** The fields of the model's own shape. */
 const FORGE_FIELDS = new Set(["role", "content", "name", "id", "toolCalls", "toolCallId", "additionalKwargs", "extra"]);

@@ -4,9 +4,9 @@
 // message's index and the field that is wrong.
 import { ForgeError } from "../../core/errors.js";
 import { setOwn } from "../../core/own.js";
+import { ROLES, type Role } from "./names.js";
 
-export const ROLES = ["system", "user", "assistant", "tool"] as const;
-export type Role = (typeof ROLES)[number];
+export { ROLES, type Role };
 
 /** One part of a multi-part content: `{type: "text", text}`, `{type: "image_url", image_url: {url}}`, … kept as given. */
 export interface ContentPart {

@@ -140,7 +140,7 @@ export const api = {
   compare: (name: string, from: string, to: string) => call<CompareResult>("GET", `/api/sessions/${enc(name)}/compare?from=${enc(from)}&to=${enc(to)}`),
   restorePlan: (name: string, ref: string, linear: boolean) => call<RestorePlan>("GET", `/api/sessions/${enc(name)}/restore-plan?ref=${enc(ref)}&linear=${linear ? 1 : 0}`),
   restore: (name: string, ref: string, linear: boolean) => call<{ checkpoint: CheckpointJson; discarded: CheckpointJson[] }>("POST", `/api/sessions/${enc(name)}/restore`, { ref, linear }),
-  append: (name: string, message: Record<string, unknown>) => call<{ messageCount: number }>("POST", `/api/sessions/${enc(name)}/messages`, { message }),
+  append: (name: string, message: Record<string, unknown>) => call<{ session: string; appended: unknown[]; count: number }>("POST", `/api/sessions/${enc(name)}/messages`, { message }),
   save: (name: string, checkpointName?: string, description?: string) =>
     call<{ checkpoint: CheckpointJson }>("POST", `/api/sessions/${enc(name)}/save`, {
       ...(checkpointName && { name: checkpointName }),
