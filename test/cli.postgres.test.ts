@@ -50,7 +50,7 @@ describe("forge CLI on a PostgreSQL store", () => {
     writeFileSync(join(a, "s.json"), JSON.stringify({ plan: ["é", 2, { deep: true }] }));
     const made = forge(a, ["checkpoint", "create", "shared", "--state", "s.json", "--json"]);
     expect(made.stderr).toBe("");
-    const id = (JSON.parse(made.stdout) as { id: string }).id;
+    const id = (JSON.parse(made.stdout) as { checkpoint: { id: string } }).checkpoint.id;
     const listed = forge(b, ["checkpoint", "list", "--json"], { env: { FORGE_STORE: url } });
     expect((JSON.parse(listed.stdout) as { checkpoints: { id: string }[] }).checkpoints.map((c) => c.id)).toEqual([id]);
     const out = forge(b, ["checkpoint", "restore", id, "--output", "o.json"], { env: { FORGE_STORE: url } });

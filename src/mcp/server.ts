@@ -7,11 +7,10 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { VERSION } from "../cli/version.js";
 import { OperationContext, type ContextOptions } from "../operations/context.js";
 import { timelineOperation } from "../operations/checkpoint/read.js";
+import { briefOperation } from "../operations/reasoning/resume.js";
 import { MCP_OPERATIONS } from "./operations.js";
 import { errorText } from "./context.js";
 import { registerOperation } from "./register.js";
-import { reasoningTools } from "./reasoning-tools.js";
-import { workspaceTools } from "./workspace-tools.js";
 
 const INSTRUCTIONS = `Forge keeps checkpoints of your working state so nothing is lost to a context compaction, a bad experiment or a crash.
 - Record your reasoning as you go: task_set, hypothesis_add/update, evidence_add, belief_add, gap_add/fill, note_add, verify. Confirming or rejecting a hypothesis and other significant changes make automatic checkpoints.
@@ -23,18 +22,18 @@ export function createMcpServer(options: ContextOptions = {}): { server: McpServ
   const context = new OperationContext(options);
   const server = new McpServer({ name: "forge", title: "Forge checkpoints", version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {}, resources: {} } });
   for (const op of MCP_OPERATIONS) registerOperation(server, context, op);
-  reasoningTools(server, context);
-  workspaceTools(server, context);
 
   server.registerResource(
     "brief",
     "forge://brief",
     { title: "Brief", description: "The default session's reasoning state as a markdown brief", mimeType: "text/markdown" },
     async (uri) => {
-      const brief = await (await context.reasoning()).brief().catch((e: unknown) => {
+      try {
+        const brief = await briefOperation.run(context, { includeState: false });
+        return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: brief.markdown }] };
+      } catch (e) {
         throw new Error(errorText(e));
-      });
-      return { contents: [{ uri: uri.href, mimeType: "text/markdown", text: brief.markdown }] };
+      }
     },
   );
   server.registerResource(

@@ -1,8 +1,9 @@
 // `forge hook EVENT` as a host runs it: a child process with the host's JSON on stdin
 // (Claude Code's hook input), in the project folder. It must do its job, keep stdout empty
 // unless the host reads it, and never fail the host's action unless told to be strict.
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { forge as runForge, json as parseJson, type Run } from "../support/cli.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
@@ -149,6 +150,50 @@ describe("forge hook --host gemini", () => {
     const broken = forge(["hook", "stop", "--host", "gemini"], { input: "{oops" , env: { FORGE_STORE: `sqlite:${join(dir.path, "kernel.c", "x.db")}` } });
     expect(broken.code).toBe(0);
     expect(broken.stdout).toBe("{}\n");
+  });
+});
+
+describe("forge hook loads only what its event uses", () => {
+  /** The project's modules `forge ARGS` loads (paths under dist/), seen by a module hook. */
+  function loaded(args: string[], input: string): string[] {
+    const tools = makeTempDir("hooks-loader");
+    try {
+      const log = join(tools.path, "loaded.txt");
+      writeFileSync(log, "");
+      writeFileSync(
+        join(tools.path, "loader.mjs"),
+        `import { appendFileSync } from "node:fs";\nexport async function load(url, context, next) { if (url.includes("/dist/")) appendFileSync(${JSON.stringify(log)}, url + "\\n"); return next(url, context); }\n`,
+      );
+      writeFileSync(join(tools.path, "register.mjs"), `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(join(tools.path, "loader.mjs")).href)});\n`);
+      const r = forge(args, { input, env: { NODE_OPTIONS: `--import ${pathToFileURL(join(tools.path, "register.mjs")).href}` } });
+      expect(r.code, r.stderr).toBe(0);
+      return readFileSync(log, "utf8").split("\n").filter((u) => u !== "").map((u) => u.slice(u.indexOf("/dist/") + 6));
+    } finally {
+      tools.remove();
+    }
+  }
+  const reasoning = (mods: string[]) => mods.filter((m) => m.startsWith("domains/reasoning/"));
+  const workspaceEngine = (mods: string[]) => mods.filter((m) => m === "domains/workspace/workspace.js");
+
+  it("post-edit loads the workspace engine and not the reasoning session", () => {
+    const mods = loaded(["hook", "post-edit"], claude("PostToolUse", { tool_name: "Edit", tool_input: { file_path: "kernel.c" } }));
+    expect(workspaceEngine(mods)).toHaveLength(1);
+    expect(reasoning(mods)).toEqual([]);
+  });
+
+  it("pre-compact, and stop --no-files, load the reasoning session and not the workspace engine; --files adds it", () => {
+    for (const args of [["hook", "pre-compact"], ["hook", "stop", "--no-files"]]) {
+      const mods = loaded(args, claude("PreCompact", { trigger: "auto" }));
+      expect(mods, args.join(" ")).toContain("domains/reasoning/reasoning-session.js");
+      expect(workspaceEngine(mods), args.join(" ")).toEqual([]);
+    }
+    expect(workspaceEngine(loaded(["hook", "pre-compact", "--files"], claude("PreCompact", { trigger: "auto" })))).toHaveLength(1);
+  });
+
+  it("session-start at a fresh start loads neither", () => {
+    const mods = loaded(["hook", "session-start"], claude("SessionStart", { source: "startup" }));
+    expect(reasoning(mods)).toEqual([]);
+    expect(workspaceEngine(mods)).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@
 // (results checked), every tool with invalid ones (a tool error, and the server answers the
 // next call), resources, a store that cannot be opened, and docs/AGENTS.md's worked session
 // played through it.
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { forge } from "../support/cli.js";
@@ -81,44 +81,51 @@ describe("forge mcp", () => {
 
   it("runs a reasoning session: hypotheses, evidence, beliefs, contradictions, gaps, notes, verify, brief, recover", async () => {
     expect(await mcp.ok("task_set", { task: "dequant output is 2x too large on gfx1100" })).toMatchObject({ task: "dequant output is 2x too large on gfx1100" });
-    const h1 = (await mcp.ok("hypothesis_add", { statement: "the scale is applied twice", confidence: 0.6 })).hypothesis as { id: string; status: string };
-    expect(h1).toMatchObject({ id: "H1", status: "proposed" });
-    expect(((await mcp.ok("hypothesis_add", { statement: "the block size is wrong" })).hypothesis as { id: string }).id).toBe("H2");
+    const h1 = await mcp.ok("hypothesis_add", { statement: "the scale is applied twice", confidence: 0.6 });
+    expect(h1).toMatchObject({ id: "H1", status: "proposed", autoCheckpoint: null });
+    expect((await mcp.ok("hypothesis_add", { statement: "the block size is wrong" })).id).toBe("H2");
     const ev = await mcp.ok("evidence_add", { hypothesis: "H1", content: "removing one multiply halves the output", kind: "supports", source: "kernel.c:2" });
-    expect(ev.evidence).toMatchObject({ id: "E1", hypothesisId: "H1", kind: "supports" });
+    expect(ev).toMatchObject({ id: "E1", hypothesisId: "H1", kind: "supports" });
     expect((ev.hypothesis as { confidence: number }).confidence).toBeGreaterThan(0.6);
 
     const confirmed = await mcp.ok("hypothesis_update", { id: "H1", status: "confirmed" });
-    expect(confirmed.hypothesis).toMatchObject({ id: "H1", status: "confirmed" });
+    expect(confirmed).toMatchObject({ id: "H1", status: "confirmed" });
     expect((confirmed.autoCheckpoint as Cp).trigger).toBe("hypothesis-status");
 
     expect(((await mcp.ok("hypothesis_list", { status: "proposed" })).hypotheses as { id: string }[]).map((h) => h.id)).toEqual(["H2"]);
 
     await mcp.ok("belief_add", { statement: "scale is applied once in the kernel", confidence: 0.8 });
     const b2 = await mcp.ok("belief_add", { statement: "scale is applied in the kernel and the caller", dependsOn: ["H1"], contradicts: ["B1"] });
-    expect(b2.belief).toMatchObject({ id: "B2", dependsOn: ["H1"] });
+    expect(b2).toMatchObject({ id: "B2", dependsOn: ["H1"] });
     expect((b2.contradictions as { kind: string }[]).map((c) => c.kind)).toContain("conflict");
     expect(((await mcp.ok("contradictions")).contradictions as unknown[]).length).toBe(1);
-    expect((await mcp.ok("belief_retract", { id: "B1" })).belief).toMatchObject({ id: "B1", status: "retracted" });
+    expect(await mcp.ok("belief_retract", { id: "B1" })).toMatchObject({ id: "B1", status: "retracted" });
     const beliefs = await mcp.ok("belief_list");
     expect((beliefs.beliefs as { id: string }[]).map((b) => b.id)).toEqual(["B1", "B2"]);
     expect(beliefs.contradictions).toEqual([]);
 
-    expect((await mcp.ok("gap_add", { question: "does the caller scale too?", priority: "high" })).gap).toMatchObject({ id: "G1", status: "open", priority: "high" });
-    expect((await mcp.ok("gap_fill", { id: "G1", answer: "yes, in launch()", by: "E1" })).gap).toMatchObject({ id: "G1", status: "filled", filledBy: "E1" });
+    expect(await mcp.ok("gap_add", { question: "does the caller scale too?", priority: "high" })).toMatchObject({ id: "G1", status: "open", priority: "high" });
+    expect(await mcp.ok("gap_fill", { id: "G1", answer: "yes, in launch()", by: "E1" })).toMatchObject({ id: "G1", status: "filled", filledBy: "E1" });
     expect(((await mcp.ok("gap_list", { status: "filled" })).gaps as unknown[]).length).toBe(1);
-    expect((await mcp.ok("note_add", { text: "fix goes in launch()", tags: ["fix"] })).note).toMatchObject({ text: "fix goes in launch()", tags: ["fix"] });
+    expect(await mcp.ok("note_add", { text: "fix goes in launch()", tags: ["fix"] })).toMatchObject({ text: "fix goes in launch()", tags: ["fix"] });
 
     const passed = await mcp.ok("verify", { name: "unit test", command: [process.execPath, "-e", "console.log('ok')"], hypothesis: "H1" });
-    expect(passed.verification).toMatchObject({ name: "unit test", passed: true, exitCode: 0 });
+    expect(passed).toMatchObject({ name: "unit test", passed: true, exitCode: 0, cwd: realpathSync(dir.path), hypothesisId: "H1" });
     expect(passed.evidenceId).toMatch(/^E\d+$/);
     const failed = await mcp.ok("verify", { name: "fails", command: [process.execPath, "-e", "process.exit(3)"] });
-    expect(failed.verification).toMatchObject({ passed: false, exitCode: 3 });
+    expect(failed).toMatchObject({ passed: false, exitCode: 3 });
+    const unlimited = await mcp.ok("verify", { name: "no limit", command: [process.execPath, "-e", "0"], timeoutSeconds: null });
+    expect(unlimited).toMatchObject({ passed: true, error: null });
 
     const brief = await mcp.ok("brief");
     expect(brief.markdown).toMatch(/\*\*Task:\*\* dequant output is 2x too large/);
     expect(brief.markdown).toMatch(/H1 \*\*confirmed\*\*/);
     expect(brief.markdown).toMatch(/H2 \[proposed/);
+    expect(brief).toMatchObject({ session: "default", branch: "main" });
+    expect(brief.state).toBeUndefined();
+    expect((await mcp.ok("brief", { includeState: true })).state).toMatchObject({ kind: "forge.reasoning", task: "dequant output is 2x too large on gfx1100" });
+    const briefText = await mcp.client.callTool({ name: "brief", arguments: {} });
+    expect((briefText.content as { type: string; text: string }[])[0]?.text).toBe(brief.markdown);
 
     const recover = await mcp.ok("recover");
     const latest = ((await mcp.ok("checkpoint_list", { limit: 1 })).checkpoints as Cp[])[0];
@@ -163,10 +170,11 @@ describe("forge mcp", () => {
 
   it("branches and switches experiments", async () => {
     const b = await mcp.ok("experiment_branch", { name: "try-caller" });
-    expect(b.branch).toBe("try-caller");
+    expect(b).toMatchObject({ branch: "try-caller", switched: true });
     await mcp.ok("note_add", { text: "on the experiment" });
     await mcp.ok("checkpoint_create", { message: "experiment" });
     const back = await mcp.ok("experiment_switch", { name: "main" });
+    expect(back.branch).toBe("main");
     expect((back.checkpoint as Cp).branch).toBe("main");
     expect(((await mcp.ok("checkpoint_list", { branch: "try-caller" })).checkpoints as Cp[]).map((c) => c.message)).toContain("experiment");
   });
@@ -178,21 +186,25 @@ describe("forge mcp", () => {
     writeFileSync(join(dir.path, "notes.txt"), "new\n");
     const status = await mcp.ok("files_status");
     expect((status.changes as { path: string; kind: string }[]).map((c) => `${c.kind} ${c.path}`).sort()).toEqual(["created notes.txt", "modified kernel.c"]);
+    expect((status.changes as { path: string; before: unknown; after: unknown }[]).find((c) => c.path === "notes.txt")).toMatchObject({ before: null, after: { type: "f", mode: "644", size: 4 } });
     const diff = await mcp.ok("files_diff", { paths: ["kernel.c"] });
     const files = diff.files as { path: string; patch: string }[];
     expect(files.map((f) => f.path)).toEqual(["kernel.c"]);
     expect(files[0]?.patch).toMatch(/-int dequant\(int q\) \{ return q \* scale; \}\n\+int dequant\(int q\) \{ return q; \}/);
+    // A client that reads only text gets the unified patches themselves.
+    const diffText = (await mcp.client.callTool({ name: "files_diff", arguments: { paths: ["kernel.c"] } })).content as { type: string; text: string }[];
+    expect(diffText[0]?.text).toMatch(/^-int dequant\(int q\) \{ return q \* scale; \}\n\+int dequant\(int q\) \{ return q; \}$/m);
     expect((await mcp.ok("files_diff", { stat: true })).counts).toMatchObject({ created: 1, modified: 1 });
 
     const dry = await mcp.ok("files_restore", { ref: base.id, dryRun: true });
-    expect(dry).toMatchObject({ dryRun: true, written: ["kernel.c"], deleted: ["notes.txt"], safetySnapshot: null });
+    expect(dry).toMatchObject({ dryRun: true, written: ["kernel.c"], deleted: ["notes.txt"], safety: null, restored: null });
     expect(readFileSync(join(dir.path, "kernel.c"), "utf8")).toMatch(/return q;/);
     const r = await mcp.ok("files_restore", { ref: base.id });
     expect(r).toMatchObject({ dryRun: false, written: ["kernel.c"], deleted: ["notes.txt"] });
-    expect((r.safetySnapshot as Cp).id).toMatch(/\w+/);
+    expect((r.safety as Cp).id).toMatch(/\w+/);
     expect(readFileSync(join(dir.path, "kernel.c"), "utf8")).toMatch(/return q \* scale;/);
     const log = (await mcp.ok("files_log", { limit: 3 })).snapshots as Cp[];
-    expect(log.map((c) => c.id)).toContain((r.safetySnapshot as Cp).id);
+    expect(log.map((c) => c.id)).toContain((r.safety as Cp).id);
   });
 
   it("every tool answers invalid arguments with a tool error naming them, and the server goes on", async () => {

@@ -58,7 +58,7 @@ interface CommandJson {
   stdout: Output;
   stderr: Output;
   at: string;
-  checkpoint: CheckpointJson | null;
+  autoCheckpoint: CheckpointJson | null;
 }
 
 interface VerificationJson extends CommandJson {
@@ -68,8 +68,9 @@ interface VerificationJson extends CommandJson {
   evidenceId: string | null;
 }
 
+/** What every reasoning write adds: the automatic checkpoint a trigger made, else null. */
 interface Saved {
-  checkpoint: CheckpointJson | null;
+  autoCheckpoint: CheckpointJson | null;
 }
 
 beforeAll(() => requireBuiltLibrary());
@@ -96,7 +97,7 @@ describe("forge hypothesis", () => {
       evidence: [],
       createdAt: expect.stringMatching(ISO) as unknown as string,
       updatedAt: h.createdAt,
-      checkpoint: null,
+      autoCheckpoint: null,
     });
   });
 
@@ -133,7 +134,7 @@ describe("forge hypothesis", () => {
       { field: "confidence", old: 0.5, new: 0.6 },
       { field: "status", old: "proposed", new: "testing" },
     ]);
-    expect(testing.checkpoint).toMatchObject({ seq: 1, trigger: "hypothesis-status", tags: ["auto", "hypothesis-status"], message: "auto: H1 testing" });
+    expect(testing.autoCheckpoint).toMatchObject({ seq: 1, trigger: "hypothesis-status", tags: ["auto", "hypothesis-status"], message: "auto: H1 testing" });
     const confirmed = forge("hypothesis", "update", "H1", "--status", "confirmed");
     expect(confirmed.code).toBe(0);
     expect(confirmed.stdout).toContain('status: "testing" → "confirmed"');
@@ -186,7 +187,7 @@ describe("forge evidence", () => {
     const sup = json<{ id: string; kind: string; hypothesisId: string | null; source: string | null; strength: number; hypothesis: HypothesisJson | null } & Saved>(
       forge("evidence", "add", "H1", "the TTL is a day", "--supports", "--source", "config.yml", "--json"),
     );
-    expect(sup).toMatchObject({ id: "E1", kind: "supports", hypothesisId: "H1", source: "config.yml", strength: 0.5, checkpoint: null });
+    expect(sup).toMatchObject({ id: "E1", kind: "supports", hypothesisId: "H1", source: "config.yml", strength: 0.5, autoCheckpoint: null });
     expect(sup.hypothesis?.confidence).toBe(0.667);
     const ref = json<{ hypothesis: HypothesisJson | null }>(forge("evidence", "add", "h1", "the cache was flushed", "--refutes", "--strength", "1", "--json"));
     expect(ref.hypothesis?.confidence).toBe(0.334); // from the stored 0.667: odds 2.003 ÷ 4 → 0.3337
@@ -222,12 +223,12 @@ describe("forge belief and contradictions", () => {
   it("adds beliefs with links, reports a new contradiction with an automatic checkpoint, and retracts", () => {
     forge("hypothesis", "add", "the index is missing");
     const b1 = json<{ id: string; dependsOn: string[]; contradictions: unknown[] } & Saved>(forge("belief", "add", "the database is the bottleneck", "--depends-on", "h1", "--json"));
-    expect(b1).toMatchObject({ id: "B1", status: "held", confidence: 0.7, dependsOn: ["H1"], supports: [], contradicts: [], contradictions: [], checkpoint: null });
+    expect(b1).toMatchObject({ id: "B1", status: "held", confidence: 0.7, dependsOn: ["H1"], supports: [], contradicts: [], contradictions: [], autoCheckpoint: null });
     const b2 = json<{ id: string; contradictions: { kind: string; beliefs: string[] }[] } & Saved>(
       forge("belief", "add", "the database is idle", "--contradicts", "B1", "--confidence", "0.4", "--json"),
     );
     expect(b2.contradictions).toEqual([expect.objectContaining({ kind: "conflict", beliefs: ["B1", "B2"] })]);
-    expect(b2.checkpoint).toMatchObject({ trigger: "contradiction", tags: ["auto", "contradiction", "significant"] });
+    expect(b2.autoCheckpoint).toMatchObject({ trigger: "contradiction", tags: ["auto", "contradiction", "significant"] });
 
     const text = forge("contradictions");
     expect(text.code).toBe(0);
@@ -241,7 +242,7 @@ describe("forge belief and contradictions", () => {
     expect(forge("belief", "ls").stdout).toMatch(/B2\s+held\s+0\.40 {2}the database is idle {2}\(contradicts B1\)/);
 
     const retracted = json<{ id: string; status: string } & Saved>(forge("belief", "retract", "b2", "--json"));
-    expect(retracted).toMatchObject({ id: "B2", status: "retracted", checkpoint: null });
+    expect(retracted).toMatchObject({ id: "B2", status: "retracted", autoCheckpoint: null });
     expect(forge("contradictions").stdout).toBe("no contradictions\n");
     expect(json<{ contradictions: unknown[] }>(forge("contradictions", "--json"))).toEqual({ contradictions: [] });
   });
@@ -266,12 +267,12 @@ describe("forge belief and contradictions", () => {
 describe("forge gap", () => {
   it("adds, fills and lists gaps, open ones first by priority", () => {
     const g1 = json<{ id: string; priority: string; status: string } & Saved>(forge("gap", "add", "who changed the schema?", "--priority", "low", "--json"));
-    expect(g1).toMatchObject({ id: "G1", priority: "low", status: "open", answer: null, checkpoint: null });
+    expect(g1).toMatchObject({ id: "G1", priority: "low", status: "open", answer: null, autoCheckpoint: null });
     expect(forge("gap", "add", "which version runs in prod?", "--priority", "critical").stdout).toBe("added G2 [critical] which version runs in prod?\n");
     forge("gap", "add", "is it only EU?");
     const filled = json<{ id: string; status: string; answer: string; filledBy: string | null; filledAt: string } & Saved>(forge("gap", "fill", "g2", "2.4.1", "--by", "N1", "--json"));
     expect(filled).toMatchObject({ id: "G2", status: "filled", answer: "2.4.1", filledBy: "N1", filledAt: expect.stringMatching(ISO) as unknown as string });
-    expect(filled.checkpoint).toMatchObject({ trigger: "gap-filled", tags: ["auto", "gap-filled"], message: "auto: G2 filled" });
+    expect(filled.autoCheckpoint).toMatchObject({ trigger: "gap-filled", tags: ["auto", "gap-filled"], message: "auto: G2 filled" });
     expect(json<{ gaps: { id: string }[] }>(forge("gap", "list", "--json")).gaps.map((g) => g.id)).toEqual(["G3", "G1", "G2"]);
     const text = forge("gap", "ls").stdout.trimEnd().split("\n");
     expect(text[0]).toMatch(/^G3\s+open\s+\[medium\] is it only EU\?$/);
@@ -296,14 +297,14 @@ describe("forge gap", () => {
 describe("forge note and task", () => {
   it("writes notes with tags", () => {
     const n = json<{ id: string; text: string; tags: string[]; at: string } & Saved>(forge("note", "slow only under load", "--tags", "perf, load", "--json"));
-    expect(n).toEqual({ id: "N1", text: "slow only under load", tags: ["perf", "load"], at: expect.stringMatching(ISO) as unknown as string, checkpoint: null });
+    expect(n).toEqual({ id: "N1", text: "slow only under load", tags: ["perf", "load"], at: expect.stringMatching(ISO) as unknown as string, autoCheckpoint: null });
     expect(forge("note", "second").stdout).toBe("noted N2\n");
     fails(forge("note", "  "), 1, /^forge: a note is empty/);
   });
 
   it("states and shows the task", () => {
     expect(forge("task").stdout).toBe("no task stated\n");
-    expect(json<{ task: string | null } & Saved>(forge("task", "find why checkout is slow", "--json"))).toEqual({ task: "find why checkout is slow", checkpoint: null });
+    expect(json<{ task: string | null } & Saved>(forge("task", "find why checkout is slow", "--json"))).toEqual({ task: "find why checkout is slow", autoCheckpoint: null });
     expect(json<{ task: string | null }>(forge("task", "--json"))).toEqual({ task: "find why checkout is slow" });
     expect(forge("task").stdout).toBe("find why checkout is slow\n");
   });
@@ -325,7 +326,7 @@ describe("forge verify", () => {
     const v = JSON.parse(r.stdout) as VerificationJson;
     expect(v).toMatchObject({ id: "V1", name: "repro", passed: false, exitCode: 3, error: null, hypothesisId: null, evidenceId: null });
     expect(v.stderr).toEqual({ preview: "boom\n", bytes: 5, truncated: false });
-    expect(v.checkpoint).toMatchObject({ trigger: "verification", message: 'auto: V1 "repro" failed' });
+    expect(v.autoCheckpoint).toMatchObject({ trigger: "verification", message: 'auto: V1 "repro" failed' });
     expect(forge("verify", "again", "--quiet", "--", NODE, "-e", "process.exit(3)").stdout).toMatch(/✗ failed V2 "again" in \d+ ms \(exit 3\)/);
   });
 
@@ -384,7 +385,7 @@ describe("forge run", () => {
     expect(r.stdout).toBe("hello\n");
     const ok = forge("run", "--json", "--", NODE, "-e", "console.log('fine')");
     const c = json<CommandJson>(ok);
-    expect(c).toMatchObject({ id: "C2", exitCode: 0, error: null, cwd: dir, stdout: { preview: "fine\n", bytes: 5, truncated: false }, checkpoint: null });
+    expect(c).toMatchObject({ id: "C2", exitCode: 0, error: null, cwd: dir, stdout: { preview: "fine\n", bytes: 5, truncated: false }, autoCheckpoint: null });
     expect(c.command).toEqual([NODE, "-e", "console.log('fine')"]);
   });
 
@@ -399,6 +400,14 @@ describe("forge run", () => {
     expect(r.stdout.length).toBeLessThan(10_000);
     const brief = json<{ state: { commands: { stdout: Output }[] } }>(forge("brief", "--json"));
     expect(brief.state.commands[0]?.stdout.bytes).toBe(5 * 1024 * 1024);
+  });
+
+  it("runs the command in the shell's folder, not the workspace's", () => {
+    const sub = join(dir, "pkg");
+    mkdirSync(sub);
+    const c = json<CommandJson>(forgeIn(sub, ["run", "--json", "--", NODE, "-e", "0"]));
+    expect(c).toMatchObject({ cwd: sub, exitCode: 0 });
+    expect(json<VerificationJson>(forgeIn(sub, ["verify", "--json", "here", "--", NODE, "-e", "0"])).cwd).toBe(sub);
   });
 
   it("records a command that is not found and exits 127", () => {
@@ -435,7 +444,7 @@ describe("forge brief and recover", () => {
 
   it("briefs an older checkpoint as it was", () => {
     forge("hypothesis", "add", "old idea");
-    const cp = json<Saved>(forge("hypothesis", "update", "H1", "--status", "testing", "--json")).checkpoint as CheckpointJson;
+    const cp = json<Saved>(forge("hypothesis", "update", "H1", "--status", "testing", "--json")).autoCheckpoint as CheckpointJson;
     forge("hypothesis", "add", "new idea");
     const r = forge("brief", cp.id);
     expect(r.code).toBe(0);
@@ -447,7 +456,7 @@ describe("forge brief and recover", () => {
     forge("hypothesis", "add", "x");
     fails(forge("recover"), 1, /^forge: session "default" has no checkpoint to recover from/);
     forge("run", "--", NODE, "-e", "0");
-    const cp = json<Saved>(forge("hypothesis", "update", "H1", "--status", "testing", "--json")).checkpoint as CheckpointJson;
+    const cp = json<Saved>(forge("hypothesis", "update", "H1", "--status", "testing", "--json")).autoCheckpoint as CheckpointJson;
     const text = forge("recover");
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(new RegExp(`^Recovery point: .*${cp.id.slice(0, 8)}`));
@@ -470,7 +479,7 @@ describe("forge code capture", () => {
     const clean = json<{ root: string | null; commit: string | null; branch: string | null; patch: string; untracked: string[]; env: Record<string, string> } & Saved>(
       forgeIn(repo.root, ["code", "capture", "--json"]),
     );
-    expect(clean).toMatchObject({ root: repo.root, commit: repo.commit, branch: "main", patch: "", untracked: [], env: {}, checkpoint: null });
+    expect(clean).toMatchObject({ root: repo.root, commit: repo.commit, branch: "main", patch: "", untracked: [], env: {}, autoCheckpoint: null });
 
     writeFile(repo.root, "app.txt", "two\n");
     writeFile(repo.root, "scratch.txt", "new\n");
@@ -480,7 +489,7 @@ describe("forge code capture", () => {
     expect(changed.patch).toContain("+two");
     expect(changed.untracked).toEqual(["scratch.txt"]);
     expect(changed.env).toEqual({ NODE_ENV: "test" });
-    expect(changed.checkpoint).toMatchObject({ trigger: "code-modified", tags: ["auto", "code-modified"] });
+    expect(changed.autoCheckpoint).toMatchObject({ trigger: "code-modified", tags: ["auto", "code-modified"] });
 
     const patch = forgeIn(repo.root, ["recover", "--patch"]);
     expect(patch.code).toBe(0);
@@ -512,6 +521,7 @@ describe("forge code capture", () => {
 describe("forge branch, switch and branches", () => {
   it("checkpoints work before branching and switching, and each branch keeps its own state", () => {
     expect(forge("branches").stdout).toMatch(/no branches yet/);
+    expect(json<{ sessions: unknown[] }>(forge("session", "list", "--json")).sessions).toEqual([]); // listing created nothing
     forge("hypothesis", "add", "shared idea");
     const made = json<{ branch: string; switched: boolean; saved: CheckpointJson | null }>(forge("branch", "experiment", "--json"));
     expect(made).toMatchObject({ branch: "experiment", switched: true, saved: { trigger: "branch-switch", branch: "main", tags: ["auto", "branch-switch"] } });

@@ -19,19 +19,23 @@ interface CheckpointJson {
   metadata: Record<string, unknown>;
 }
 
-interface SnapshotJson extends CheckpointJson {
+interface SnapshotJson {
+  snapshot: CheckpointJson;
   external: CheckpointJson | null;
   unknown: string[];
   changes: { created: number; modified: number; deleted: number; renamed: number };
   newBytes: number;
   incomplete: boolean;
+  files: number;
+  tooLarge: string[];
+  unreadable: { path: string; why: string }[];
 }
 
 interface SideJson {
   type: string;
   mode: string;
   size: number;
-  hash: string | null;
+  target?: string;
 }
 
 interface ChangeJson {
@@ -80,8 +84,9 @@ describe("forge files", () => {
     const root = initialized();
     expect(ok(forge(root, ["files", "status"]))).toMatch(/no snapshot yet: everything is new/);
     const first = projectWithChanges(root);
-    expect(first.seq).toBe(1);
-    expect(first.session).toBe("workspace");
+    expect(first.snapshot.seq).toBe(1);
+    expect(first.snapshot.session).toBe("workspace");
+    expect(first.files).toBe(4);
     expect(first.changes).toEqual({ created: 4, modified: 0, deleted: 0, renamed: 0 });
     expect(first.unknown).toEqual([]);
     expect(first.incomplete).toBe(false);
@@ -98,7 +103,7 @@ describe("forge files", () => {
       "R  old.txt → new.txt  (changed outside the agent)",
     ]);
     const status = json<{ base: CheckpointJson; changes: ChangeJson[]; unknown: string[]; tooLarge: string[]; unreadable: unknown[] }>(forge(root, ["files", "status", "--json"]));
-    expect(status.base.id).toBe(first.id);
+    expect(status.base.id).toBe(first.snapshot.id);
     expect(status.changes.map((c) => [c.kind, c.path, c.from ?? null])).toEqual([
       ["modified", "a.txt", null],
       ["modified", "b.bin", null],
@@ -130,26 +135,27 @@ describe("forge files", () => {
     const stat = ok(forge(root, ["files", "diff", "--stat"]));
     expect(stat).toMatch(/^R {2}old\.txt → new\.txt$/m);
     expect(stat).toMatch(/^5 file\(s\): 1 created, 2 modified, 1 deleted, 1 renamed$/m);
-    const statJson = json<{ changes: Record<string, number>; files: { path: string; kind: string }[] }>(forge(root, ["files", "diff", "--stat", "--json"]));
-    expect(statJson.changes).toEqual({ created: 1, modified: 2, deleted: 1, renamed: 1 });
+    const statJson = json<{ counts: Record<string, number>; files: ChangeJson[] }>(forge(root, ["files", "diff", "--stat", "--json"]));
+    expect(statJson.counts).toEqual({ created: 1, modified: 2, deleted: 1, renamed: 1 });
     expect(statJson.files).toHaveLength(5);
+    expect(statJson.files.find((f) => f.path === "new.txt")).toMatchObject({ kind: "renamed", from: "old.txt" });
 
-    const full = json<{ changes: (ChangeJson & { patch: string | null; note: string | null })[] }>(forge(root, ["files", "diff", "--json"]));
-    const byPath = new Map(full.changes.map((c) => [c.path, c]));
+    const full = json<{ counts: Record<string, number>; files: (ChangeJson & { patch: string | null; note?: string })[] }>(forge(root, ["files", "diff", "--json"]));
+    const byPath = new Map(full.files.map((c) => [c.path, c]));
     expect(byPath.get("a.txt")?.patch).toContain("-line2\n+CHANGED\n");
     expect(byPath.get("b.bin")?.patch).toBeNull();
     expect(byPath.get("b.bin")?.note).toBe("binary file modified (3 → 4 bytes)");
     expect(byPath.get("new.txt")?.note).toBe("renamed from old.txt, content unchanged");
 
-    const limited = json<{ changes: { path: string }[] }>(forge(root, ["files", "diff", "--json", "--", "a.txt"]));
-    expect(limited.changes.map((c) => c.path)).toEqual(["a.txt"]);
+    const limited = json<{ files: { path: string }[] }>(forge(root, ["files", "diff", "--json", "--", "a.txt"]));
+    expect(limited.files.map((c) => c.path)).toEqual(["a.txt"]);
 
     // Between two snapshots.
     json<SnapshotJson>(forge(root, ["files", "snapshot", "second", "--json"]));
-    const between = json<{ changes: Record<string, number> }>(forge(root, ["files", "diff", "#1", "#2", "--stat", "--json"]));
-    expect(between.changes).toEqual({ created: 1, modified: 2, deleted: 1, renamed: 1 });
-    const none = json<{ changes: unknown[] }>(forge(root, ["files", "diff", "#2", "working", "--json"]));
-    expect(none.changes).toEqual([]);
+    const between = json<{ counts: Record<string, number> }>(forge(root, ["files", "diff", "#1", "#2", "--stat", "--json"]));
+    expect(between.counts).toEqual({ created: 1, modified: 2, deleted: 1, renamed: 1 });
+    const none = json<{ files: unknown[] }>(forge(root, ["files", "diff", "#2", "working", "--json"]));
+    expect(none.files).toEqual([]);
     // A mode change alone is shown as such.
     spawnSync("chmod", ["+x", join(root, "a.txt")]);
     expect(ok(forge(root, ["files", "diff"]))).toMatch(/^modified a\.txt: mode 644 → 755$/m);
@@ -197,14 +203,14 @@ describe("forge files", () => {
     put(root, "new.txt", "new\n");
     const changed = walkTree(root);
 
-    const dry = ok(forge(root, ["files", "restore", first.id.slice(0, 10), "--dry-run"]));
+    const dry = ok(forge(root, ["files", "restore", first.snapshot.id.slice(0, 10), "--dry-run"]));
     expect(dry).toBe("would write   a.txt\nwould delete new.txt\ndry run: 1 written, 1 deleted\n");
     expect(walkTree(root)).toEqual(changed);
-    const dryJson = json<RestoreJson>(forge(root, ["files", "restore", first.id, "--dry-run", "--json"]));
+    const dryJson = json<RestoreJson>(forge(root, ["files", "restore", first.snapshot.id, "--dry-run", "--json"]));
     expect(dryJson).toMatchObject({ dryRun: true, safety: null, restored: null, written: ["a.txt"], deleted: ["new.txt"] });
     expect(json<{ snapshots: unknown[] }>(forge(root, ["files", "log", "--json"])).snapshots).toHaveLength(1);
 
-    const real = ok(forge(root, ["files", "restore", first.id.slice(0, 10)]));
+    const real = ok(forge(root, ["files", "restore", first.snapshot.id.slice(0, 10)]));
     expect(real).toMatch(/^wrote {3}a\.txt$/m);
     expect(real).toMatch(/^deleted new\.txt$/m);
     expect(real).toMatch(/^1 written, 1 deleted$/m);
@@ -222,7 +228,7 @@ describe("forge files", () => {
     expect(m?.[2]).toMatch(/^[0-9A-Z]{26}$/);
 
     // Only the paths after --.
-    const partial = json<RestoreJson>(forge(root, ["files", "restore", first.id, "--json", "--", "new.txt"]));
+    const partial = json<RestoreJson>(forge(root, ["files", "restore", first.snapshot.id, "--json", "--", "new.txt"]));
     expect(partial.written).toEqual([]);
     expect(partial.deleted).toEqual(["new.txt"]);
     expect(read(root, "a.txt")).toBe("changed\n");
@@ -319,11 +325,12 @@ describe("checkpoint --files", () => {
     put(root, "code.ts", "v1\n");
     put(root, "lib/util.ts", "util v1\n");
     const tree1 = walkTree(root);
-    const one = json<CheckpointJson & { filesSnapshot: CheckpointJson }>(forge(root, ["checkpoint", "create", "one", "--state", join(states, "s1.json"), "--files", "--json"]));
+    const made = json<{ checkpoint: CheckpointJson; filesSnapshot: CheckpointJson }>(forge(root, ["checkpoint", "create", "one", "--state", join(states, "s1.json"), "--files", "--json"]));
+    const one = made.checkpoint;
     expect(one.session).toBe("default");
     expect(one.filesRoot).toMatch(/^[0-9a-f]{64}$/);
-    expect(one.filesSnapshot.session).toBe("workspace");
-    expect(one.filesSnapshot.filesRoot).toBe(one.filesRoot);
+    expect(made.filesSnapshot.session).toBe("workspace");
+    expect(made.filesSnapshot.filesRoot).toBe(one.filesRoot);
 
     put(root, "code.ts", "v2\n");
     rmSync(join(root, "lib"), { recursive: true });
@@ -358,11 +365,11 @@ describe("checkpoint --files", () => {
   it("refuses --files for a checkpoint without files before moving anything (exit 1)", () => {
     const root = initialized();
     put(root, "a.txt", "a\n");
-    const plain = json<CheckpointJson>(forge(root, ["checkpoint", "create", "plain", "--state", "-", "--json"], { input: '{"x":1}' }));
+    const plain = json<{ checkpoint: CheckpointJson }>(forge(root, ["checkpoint", "create", "plain", "--state", "-", "--json"], { input: '{"x":1}' })).checkpoint;
     expect(plain.filesRoot).toBeNull();
-    json<CheckpointJson>(forge(root, ["checkpoint", "create", "later", "--state", "-", "--json"], { input: '{"x":2}' }));
+    json<{ checkpoint: CheckpointJson }>(forge(root, ["checkpoint", "create", "later", "--state", "-", "--json"], { input: '{"x":2}' }));
     const before = walkTree(root);
-    fails(forge(root, ["checkpoint", "restore", plain.id, "--files"]), 1, /^forge: checkpoint #1 carries no files snapshot \(it was not created with --files\)/);
+    fails(forge(root, ["checkpoint", "restore", plain.id, "--files"]), 1, /^forge: checkpoint #1 carries no files snapshot \(it was created without files \(--files on the command line/);
     expect(walkTree(root)).toEqual(before);
     const head = json<{ checkpoint: CheckpointJson }>(forge(root, ["checkpoint", "show", "HEAD", "--json"]));
     expect(head.checkpoint.message).toBe("later");

@@ -98,10 +98,9 @@ function readAs(path: string, as: RunAs | undefined): string {
 }
 
 interface SnapJson {
-  id: string;
-  seq: number;
-  tags: string[];
+  snapshot: { id: string; seq: number; tags: string[] };
   incomplete: boolean;
+  unreadable: { path: string; why: string }[];
 }
 
 interface StateJson {
@@ -141,14 +140,15 @@ describe("unreadable files", () => {
     const warned = forge(root, ["files", "snapshot", "unreadable one"], { as });
     expect(warned.code).toBe(0);
     expect(warned.stderr).toMatch(/^forge: warning: could not read secret\.txt \(EACCES\); the snapshot is incomplete for it$/m);
-    const log = json<{ snapshots: SnapJson[] }>(forge(root, ["files", "log", "--json"], { as }));
+    const log = json<{ snapshots: { id: string; tags: string[] }[] }>(forge(root, ["files", "log", "--json"], { as }));
     const incomplete = log.snapshots[0];
     expect(incomplete?.tags).toContain("incomplete");
     const shown = json<StateJson>(forge(root, ["checkpoint", "show", incomplete?.id ?? "", "--session", "workspace", "--json"], { as }));
     expect(shown.state.unreadable).toEqual([{ path: "secret.txt", why: "EACCES" }]);
     const again = json<SnapJson>(forge(root, ["files", "snapshot", "--json"], { as }));
     expect(again.incomplete).toBe(true);
-    expect(again.tags).toContain("incomplete");
+    expect(again.snapshot.tags).toContain("incomplete");
+    expect(again.unreadable).toEqual([{ path: "secret.txt", why: "EACCES" }]);
 
     // Restoring the incomplete snapshot: the unreadable file is skipped, not rewritten or deleted.
     put(root, "a.txt", "a v3\n");
@@ -175,7 +175,7 @@ describe("unreadable files", () => {
     give(root);
     expect(readAs(join(root, "secret.txt"), as)).toBe("EACCES");
 
-    const r = json<RestoreJson>(forge(root, ["files", "restore", first.id, "--json"], { as }));
+    const r = json<RestoreJson>(forge(root, ["files", "restore", first.snapshot.id, "--json"], { as }));
     expect(read(root, "a.txt")).toBe("a v1\n");
     expect(readFileSync(join(root, "secret.txt"), "utf8")).toBe("secret v2, never snapshotted\n");
     expect(r.written).toEqual(["a.txt"]);
@@ -192,14 +192,14 @@ describe("unreadable files", () => {
     expect(readAs(join(root, "private/keep.txt"), as)).toBe("EACCES");
     const snap = json<SnapJson>(forge(root, ["files", "snapshot", "--json"], { as }));
     expect(snap.incomplete).toBe(true);
-    const shown = json<StateJson>(forge(root, ["checkpoint", "show", snap.id, "--session", "workspace", "--json"], { as }));
+    const shown = json<StateJson>(forge(root, ["checkpoint", "show", snap.snapshot.id, "--session", "workspace", "--json"], { as }));
     expect(shown.state.unreadable).toEqual([{ path: "private", why: "EACCES" }]);
 
     // Readable again: the snapshot knew nothing of the folder's files, so restoring it must not remove them.
     chmodSync(join(root, "private"), 0o755);
     put(root, "a.txt", "a v2\n");
     give(root);
-    json<RestoreJson>(forge(root, ["files", "restore", snap.id, "--json"], { as }));
+    json<RestoreJson>(forge(root, ["files", "restore", snap.snapshot.id, "--json"], { as }));
     expect(read(root, "a.txt")).toBe("a v1\n");
     expect(existsSync(join(root, "private/keep.txt"))).toBe(true);
   });

@@ -1,27 +1,26 @@
-// `forge files …` (workspace snapshots) and `forge du`.
+// `forge files …`: snapshots of the workspace's files. Each command builds its operation's
+// input from the command line, calls it, and prints its result: as JSON with --json (the
+// shape the MCP tools give too), else for people.
 import { Command, Option } from "commander";
-import { STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "../../domains/workspace/names.js";
-import type { FileInfo } from "../../domains/workspace/file-tree.js";
-import type { FileChange, Workspace } from "../../domains/workspace/workspace.js";
-import type { Store } from "../../timeline/store.js";
+import { STRATEGIES, WORKSPACE_SESSION, type Strategy } from "../../operations/files/shared.js";
+import type { FileChangeJson } from "../../operations/shared.js";
 import { commaList, run, wholeNumber } from "../command.js";
-import { UsageError, type CliContext } from "../context.js";
-import { ago, bytes, c, checkpointJson, printJson, println, shortId } from "../output.js";
-import { progressBar } from "../progress.js";
+import { UsageError } from "../context.js";
+import { ago, bytes, c, printJson, println, shortId } from "../output.js";
+
+// Operation modules load only when their command runs: `forge --version` and hooks never pay for them.
+const ops = {
+  snapshot: () => import("../../operations/files/snapshot.js"),
+  status: () => import("../../operations/files/status.js"),
+  diff: () => import("../../operations/files/diff.js"),
+  restore: () => import("../../operations/files/restore.js"),
+  log: () => import("../../operations/files/log.js"),
+  edit: () => import("../../operations/files/edit.js"),
+};
 
 interface RootOptions {
   root?: string;
   filesSession?: string;
-}
-
-/** The workspace at --root (default: the folder holding the nearest .forge, else here), with its folder's configuration. */
-export async function openWorkspace(ctx: CliContext, opts: RootOptions): Promise<Workspace> {
-  // The workspace engine loads only for the commands that use it.
-  const { openConfiguredWorkspace } = await import("../../domains/workspace/configured.js");
-  return openConfiguredWorkspace(await ctx.store(), {
-    ...(opts.root !== undefined && { root: opts.root }),
-    ...(opts.filesSession !== undefined && { filesSession: opts.filesSession }),
-  });
 }
 
 function rootOptions(cmd: Command): Command {
@@ -30,13 +29,22 @@ function rootOptions(cmd: Command): Command {
     .option("--files-session <name>", `the session holding the snapshots (default "${WORKSPACE_SESSION}")`);
 }
 
-function changeLine(ch: FileChange, unknown: ReadonlySet<string>): string {
+/** The operations' location fields from --root and --files-session. */
+function location(opts: RootOptions): RootOptions {
+  return { ...(opts.root !== undefined && { root: opts.root }), ...(opts.filesSession !== undefined && { filesSession: opts.filesSession }) };
+}
+
+function changeLine(ch: FileChangeJson, unknown: ReadonlySet<string>): string {
   const outside = unknown.has(ch.path) || (ch.from !== undefined && unknown.has(ch.from)) ? c.yellow("  (changed outside the agent)") : "";
   switch (ch.kind) {
     case "created":
       return c.green(`A  ${ch.path}`) + outside;
     case "modified":
-      return c.yellow(`M  ${ch.path}`) + (ch.before && ch.after && ch.before.mode !== ch.after.mode ? c.dim(` (mode ${ch.before.mode.toString(8)} → ${ch.after.mode.toString(8)})`) : "") + outside;
+      return (
+        c.yellow(`M  ${ch.path}`) +
+        (ch.before && ch.after && ch.before.mode !== ch.after.mode ? c.dim(` (mode ${ch.before.mode} → ${ch.after.mode})`) : "") +
+        outside
+      );
     case "deleted":
       return c.red(`D  ${ch.path}`) + outside;
     case "renamed":
@@ -44,9 +52,13 @@ function changeLine(ch: FileChange, unknown: ReadonlySet<string>): string {
   }
 }
 
-function changeJson(ch: FileChange): Record<string, unknown> {
-  const side = (f: FileInfo | null) => (f === null ? null : { type: f.type, mode: f.mode.toString(8), size: f.size, hash: f.hash || null, ...(f.target !== undefined && { target: f.target }) });
-  return { path: ch.path, kind: ch.kind, ...(ch.from !== undefined && { from: ch.from }), before: side(ch.before), after: side(ch.after) };
+function printPatch(patch: string): void {
+  for (const line of patch.split("\n").slice(1)) {
+    if (line.startsWith("+") && !line.startsWith("+++")) println(c.green(line));
+    else if (line.startsWith("-") && !line.startsWith("---")) println(c.red(line));
+    else if (line.startsWith("@@")) println(c.cyan(line));
+    else println(line);
+  }
 }
 
 export function filesCommand(): Command {
@@ -59,32 +71,23 @@ export function filesCommand(): Command {
     .option("-t, --tags <tags>", "comma-separated tags", commaList, [])
     .action(
       run(async (ctx, message: string, opts: RootOptions & { strategy: Strategy; tags: string[] }) => {
-        const ws = await openWorkspace(ctx, opts);
-        const bar = progressBar();
-        const r = await ws
-          .snapshot(message, { strategy: opts.strategy, tags: opts.tags, ...(bar.onProgress && { onProgress: bar.onProgress }) })
-          .finally(bar.stop);
-        const counts = countChanges(r.changes);
-        if (ctx.json) {
-          return printJson({
-            ...checkpointJson(r.snapshot),
-            external: r.external ? checkpointJson(r.external) : null,
-            unknown: r.unknown,
-            changes: counts,
-            newBytes: r.newBytes,
-            incomplete: r.incomplete,
-          });
-        }
-        const state = (await ws.session.state(r.snapshot.id)) as { files: number; tooLarge: string[]; unreadable: { path: string; why: string }[] };
-        if (r.external) println(`${c.yellow("external")} ${c.bold(`#${r.external.seq}`)} ${shortId(r.external.id)}: ${r.unknown.length} change(s) made outside the agent, recorded first`);
+        const r = await ctx.call((await ops.snapshot()).filesSnapshotOperation, { message, strategy: opts.strategy, tags: opts.tags, ...location(opts) });
+        if (ctx.json) return printJson(r);
+        const n = r.changes;
+        if (r.external)
+          println(
+            `${c.yellow("external")} ${c.bold(`#${r.external.seq}`)} ${shortId(r.external.id)}: ${r.unknown.length} change(s) made outside the agent, recorded first`,
+          );
         println(
-          `${c.green("snapshot")} ${c.bold(`#${r.snapshot.seq}`)} ${c.yellow(shortId(r.snapshot.id))}: ${state.files} files; ${counts.created} created, ${counts.modified} modified, ${counts.deleted} deleted${counts.renamed ? `, ${counts.renamed} renamed` : ""}; ${bytes(r.newBytes)} new on disk`,
+          `${c.green("snapshot")} ${c.bold(`#${r.snapshot.seq}`)} ${c.yellow(shortId(r.snapshot.id))}: ${r.files} files; ${n.created} created, ${n.modified} modified, ${n.deleted} deleted${n.renamed ? `, ${n.renamed} renamed` : ""}; ${bytes(r.newBytes)} new on disk`,
         );
         if (r.unknown.length > 0 && !r.external) {
-          process.stderr.write(`forge: warning: ${r.unknown.length} file(s) changed outside the agent since the last snapshot: ${r.unknown.slice(0, 8).join(", ")}${r.unknown.length > 8 ? ", …" : ""}\n`);
+          process.stderr.write(
+            `forge: warning: ${r.unknown.length} file(s) changed outside the agent since the last snapshot: ${r.unknown.slice(0, 8).join(", ")}${r.unknown.length > 8 ? ", …" : ""}\n`,
+          );
         }
-        for (const p of state.tooLarge) println(c.dim(`  too large, not stored: ${p}`));
-        for (const u of state.unreadable) process.stderr.write(`forge: warning: could not read ${u.path} (${u.why}); the snapshot is incomplete for it\n`);
+        for (const p of r.tooLarge) println(c.dim(`  too large, not stored: ${p}`));
+        for (const u of r.unreadable) process.stderr.write(`forge: warning: could not read ${u.path} (${u.why}); the snapshot is incomplete for it\n`);
       }),
     );
 
@@ -92,11 +95,8 @@ export function filesCommand(): Command {
     .description("files created, modified and deleted since the last snapshot")
     .action(
       run(async (ctx, opts: RootOptions) => {
-        const ws = await openWorkspace(ctx, opts);
-        const s = await ws.status();
-        if (ctx.json) {
-          return printJson({ base: s.base ? checkpointJson(s.base) : null, changes: s.changes.map(changeJson), unknown: s.unknown, tooLarge: s.tooLarge, unreadable: s.unreadable });
-        }
+        const s = await ctx.call((await ops.status()).filesStatusOperation, location(opts));
+        if (ctx.json) return printJson(s);
         println(s.base ? c.dim(`since snapshot #${s.base.seq} ${shortId(s.base.id)} (${ago(s.base.createdAt)})`) : c.dim("no snapshot yet: everything is new"));
         const unknown = new Set(s.unknown);
         for (const ch of s.changes) println(changeLine(ch, unknown));
@@ -108,7 +108,7 @@ export function filesCommand(): Command {
 
   rootOptions(files.command("diff"))
     .description("unified diffs between snapshots, or a snapshot and the files on disk (default: the last snapshot and the disk)")
-    .argument("[refs...]", "up to two snapshots (\"working\" names the files on disk), then -- and paths to limit it to")
+    .argument("[refs...]", 'up to two snapshots ("working" names the files on disk), then -- and paths to limit it to')
     .option("--stat", "counts only")
     .action(
       run(async (ctx, args: string[], opts: RootOptions & { stat?: boolean }) => {
@@ -117,31 +117,25 @@ export function filesCommand(): Command {
         const paths = dash >= 0 ? process.argv.slice(dash + 1) : [];
         const refs = args.slice(0, args.length - paths.length);
         if (refs.length > 2) throw new UsageError("give at most two snapshots before --");
-        const ws = await openWorkspace(ctx, opts);
-        const { changes, read } = await ws.diff(refs[0], refs[1], { paths });
-        if (opts.stat) {
-          const counts = countChanges(changes);
-          if (ctx.json) return printJson({ changes: counts, files: changes.map((ch) => ({ path: ch.path, kind: ch.kind })) });
-          for (const ch of changes) println(changeLine(ch, new Set()));
-          return println(`${changes.length} file(s): ${counts.created} created, ${counts.modified} modified, ${counts.deleted} deleted, ${counts.renamed} renamed`);
+        const [from, to] = refs;
+        const stat = opts.stat === true;
+        const r = await ctx.call((await ops.diff()).filesDiffOperation, {
+          ...(from !== undefined && { from }),
+          ...(to !== undefined && { to }),
+          paths,
+          stat,
+          ...location(opts),
+        });
+        if (ctx.json) return printJson(r);
+        if (stat) {
+          for (const ch of r.files) println(changeLine(ch, new Set()));
+          const n = r.counts;
+          return println(`${r.files.length} file(s): ${n.created} created, ${n.modified} modified, ${n.deleted} deleted, ${n.renamed} renamed`);
         }
-        const { filePatch } = await import("../../domains/workspace/patches.js");
-        const out: Record<string, unknown>[] = [];
-        for (const ch of changes) {
-          const { patch, note } = await filePatch(ch, read);
-          out.push({ ...changeJson(ch), patch, note });
-          if (!ctx.json) {
-            if (patch !== null) {
-              for (const line of patch.split("\n").slice(1)) {
-                if (line.startsWith("+") && !line.startsWith("+++")) println(c.green(line));
-                else if (line.startsWith("-") && !line.startsWith("---")) println(c.red(line));
-                else if (line.startsWith("@@")) println(c.cyan(line));
-                else println(line);
-              }
-            } else println(c.bold(`${ch.kind} ${ch.from ? `${ch.from} → ` : ""}${ch.path}: ${note ?? ""}`));
-          }
+        for (const f of r.files) {
+          if (typeof f.patch === "string") printPatch(f.patch);
+          else println(c.bold(`${f.kind} ${f.from ? `${f.from} → ` : ""}${f.path}: ${f.note ?? ""}`));
         }
-        if (ctx.json) printJson({ changes: out });
       }),
     );
 
@@ -152,17 +146,16 @@ export function filesCommand(): Command {
     .option("--dry-run", "list what would change, change nothing")
     .action(
       run(async (ctx, ref: string, paths: string[], opts: RootOptions & { dryRun?: boolean }) => {
-        const ws = await openWorkspace(ctx, opts);
-        const r = await ws.restore(ref, { paths, dryRun: opts.dryRun === true });
-        if (ctx.json) {
-          return printJson({ ...r, safety: r.safety ? checkpointJson(r.safety) : null, restored: r.restored ? checkpointJson(r.restored) : null });
-        }
-        const verb = r.dryRun ? "would" : "did";
+        const r = await ctx.call((await ops.restore()).filesRestoreOperation, { ref, paths, dryRun: opts.dryRun === true, ...location(opts) });
+        if (ctx.json) return printJson(r);
         for (const p of r.written) println(c.green(`${r.dryRun ? "would write" : "wrote"}   ${p}`));
         for (const p of r.deleted) println(c.red(`${r.dryRun ? "would delete" : "deleted"} ${p}`));
         for (const s of r.skipped) println(c.dim(`left alone: ${s.path} (${s.why})`));
-        println(`${verb === "would" ? "dry run: " : ""}${r.written.length} written, ${r.deleted.length} deleted`);
-        if (r.safety) println(`the state before the restore is snapshot ${c.bold(`#${r.safety.seq}`)} ${c.yellow(r.safety.id)}: \`forge files restore ${shortId(r.safety.id)}\` undoes this`);
+        println(`${r.dryRun ? "dry run: " : ""}${r.written.length} written, ${r.deleted.length} deleted`);
+        if (r.safety)
+          println(
+            `the state before the restore is snapshot ${c.bold(`#${r.safety.seq}`)} ${c.yellow(r.safety.id)}: \`forge files restore ${shortId(r.safety.id)}\` undoes this`,
+          );
       }),
     );
 
@@ -171,14 +164,15 @@ export function filesCommand(): Command {
     .option("-n, --limit <n>", "at most N", wholeNumber)
     .action(
       run(async (ctx, opts: RootOptions & { limit?: number }) => {
-        const ws = await openWorkspace(ctx, opts);
-        const list = await ws.log(opts.limit);
-        if (ctx.json) return printJson({ snapshots: list.map(checkpointJson) });
-        if (list.length === 0) return println(c.dim("no snapshots yet: `forge files snapshot` takes one"));
-        for (const cp of list) {
-          const added = typeof cp.metadata["fileBytesAdded"] === "number" ? (cp.metadata["fileBytesAdded"] as number) : 0;
+        const r = await ctx.call((await ops.log()).filesLogOperation, { ...(opts.limit !== undefined && { limit: opts.limit }), ...location(opts) });
+        if (ctx.json) return printJson(r);
+        if (r.snapshots.length === 0) return println(c.dim("no snapshots yet: `forge files snapshot` takes one"));
+        for (const cp of r.snapshots) {
+          const added = typeof cp.metadata["fileBytesAdded"] === "number" ? cp.metadata["fileBytesAdded"] : 0;
           const tags = cp.tags.length ? c.magenta(` [${cp.tags.join(", ")}]`) : "";
-          println(`${c.bold(`#${cp.seq}`.padEnd(5))} ${c.yellow(shortId(cp.id))}  ${c.dim(ago(cp.createdAt).padEnd(10))}  +${bytes(added + cp.sizes.newBytes).padEnd(9)} ${cp.message}${tags}`);
+          println(
+            `${c.bold(`#${cp.seq}`.padEnd(5))} ${c.yellow(shortId(cp.id))}  ${c.dim(ago(cp.createdAt).padEnd(10))}  +${bytes(added + cp.sizes.newBytes).padEnd(9)} ${cp.message}${tags}`,
+          );
         }
       }),
     );
@@ -189,11 +183,9 @@ export function filesCommand(): Command {
     .option("--begin", "the agent is about to change them (any change until --end is its own)")
     .action(
       run(async (ctx, paths: string[], opts: RootOptions & { begin?: boolean }) => {
-        const ws = await openWorkspace(ctx, opts);
-        if (opts.begin) await ws.beginEdit(paths);
-        else await ws.endEdit(paths);
-        if (ctx.json) return printJson({ recorded: paths, begin: opts.begin === true });
-        println(`${opts.begin ? "editing" : "recorded"} ${paths.length} path(s)`);
+        const r = await ctx.call((await ops.edit()).filesEditOperation, { paths, begin: opts.begin === true, ...location(opts) });
+        if (ctx.json) return printJson(r);
+        println(`${r.begin ? "editing" : "recorded"} ${r.recorded.length} path(s)`);
       }),
     );
 

@@ -1,16 +1,18 @@
-// `forge hook EVENT`: what a coding agent's host runs at its lifecycle events (see
-// src/integrations/hooks/hooks.ts). It reads the host's JSON from stdin, does the work,
-// prints nothing on stdout unless the host reads it (session-start's brief), and never
-// fails the host's action: a problem is reported on stderr and the exit code is 0, unless
-// --strict (or FORGE_HOOK_STRICT=1) asks for a non-zero exit.
+// `forge hook EVENT`: what a coding agent's host runs at its lifecycle events (the hook
+// operations, over src/integrations/hooks/hooks.ts). It reads the host's JSON from stdin,
+// runs the event's operation, prints nothing on stdout unless the host reads it
+// (session-start's brief), and never fails the host's action: a problem is reported on
+// stderr and the exit code is 0, unless --strict (or FORGE_HOOK_STRICT=1) asks for a
+// non-zero exit. It runs at every event of the host, so it loads only what its event uses.
 import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
-import { findForgeRoot, resolveSessionName } from "../../core/config.js";
+import { findForgeRoot } from "../../core/config.js";
 import { ForgeError } from "../../core/errors.js";
-import { STRATEGIES, type Strategy } from "../../domains/workspace/names.js";
 import { HOOK_EVENTS, type HookEvent } from "../../integrations/hooks/events.js";
-import type { HookInput } from "../../integrations/hooks/hooks.js";
-import type { GlobalOptions } from "../context.js";
+import type { HookInput, HookReport } from "../../integrations/hooks/hooks.js";
+import { STRATEGIES, type Strategy } from "../../operations/files/shared.js";
+import type { Store } from "../../timeline/store.js";
+import { CliContext, type GlobalOptions } from "../context.js";
 
 /** How a host reads a hook's stdout: Claude Code takes plain text (SessionStart adds it to the context); Gemini CLI parses it as one JSON object. */
 const HOSTS = ["claude", "gemini"] as const;
@@ -25,6 +27,29 @@ interface HookFlags {
   always?: boolean;
   root?: string;
   verbose?: boolean;
+}
+
+/** A command's context whose store is found from the host's working folder, not this process's. */
+class HookContext extends CliContext {
+  readonly #cwd: string;
+  #opened: Promise<Store> | undefined;
+
+  constructor(global: GlobalOptions, cwd: string) {
+    super(global);
+    this.#cwd = cwd;
+  }
+
+  override store(): Promise<Store> {
+    this.#opened ??= import("../../timeline/store.js").then(({ openStore }) => openStore(this.global.store, { cwd: this.#cwd }));
+    return this.#opened;
+  }
+
+  override async close(): Promise<void> {
+    const opened = this.#opened;
+    this.#opened = undefined;
+    if (opened) await (await opened.catch(() => undefined))?.close();
+    await super.close();
+  }
 }
 
 function readStdin(): string {
@@ -51,12 +76,31 @@ function writeOutput(host: Host, event: HookEvent, text: string): void {
   } else if (text !== "") process.stdout.write(text);
 }
 
+/** Runs the event's operation (only its module and what it uses are loaded). */
+async function runEvent(ctx: CliContext, event: HookEvent, hostInput: HookInput, flags: HookFlags): Promise<HookReport> {
+  const workspace = { strategy: flags.strategy, ...(flags.root !== undefined && { root: flags.root }) };
+  switch (event) {
+    case "session-start":
+      return ctx.call((await import("../../operations/hooks/session-start.js")).sessionStartHookOperation, { hostInput, always: flags.always === true });
+    case "pre-compact":
+      return ctx.call((await import("../../operations/hooks/pre-compact.js")).preCompactHookOperation, {
+        hostInput,
+        files: flags.files === true,
+        ...workspace,
+      });
+    case "post-edit":
+      return ctx.call((await import("../../operations/hooks/post-edit.js")).postEditHookOperation, { hostInput, snapshot: flags.snapshot, ...workspace });
+    case "stop":
+      return ctx.call((await import("../../operations/hooks/stop.js")).stopHookOperation, { hostInput, files: flags.files !== false, ...workspace });
+  }
+}
+
 async function hook(event: HookEvent, flags: HookFlags, global: GlobalOptions): Promise<void> {
   const strict = flags.strict === true || process.env["FORGE_HOOK_STRICT"] === "1";
   let stdout = "";
   try {
-    // Loaded here, not at the top: every other forge command would pay for them.
-    const [{ hookCwd, parseHookInput, runHook }, { openStore }] = await Promise.all([import("../../integrations/hooks/hooks.js"), import("../../timeline/store.js")]);
+    // Loaded here, not at the top: every other forge command would pay for it.
+    const { hookCwd, parseHookInput } = await import("../../integrations/hooks/hooks.js");
     let input: HookInput = {};
     try {
       input = parseHookInput(readStdin());
@@ -70,21 +114,16 @@ async function hook(event: HookEvent, flags: HookFlags, global: GlobalOptions): 
       // A hook wired globally must not create stores in every folder the host visits.
       throw new ForgeError("STORE_UNAVAILABLE", `no Forge store for ${cwd}`, { hint: "run `forge init` in the project, or set FORGE_STORE" });
     }
-    const store = await openStore(global.store, { cwd });
+    const ctx = new HookContext(global, cwd);
     try {
-      const report = await runHook(store, event, input, {
-        session: resolveSessionName(global.session),
-        strategy: flags.strategy,
-        snapshot: flags.snapshot,
-        always: flags.always === true,
-        ...(flags.files !== undefined && { files: flags.files }),
-        ...(flags.root !== undefined && { workspace: { root: flags.root } }),
-      });
+      // Opened first, whatever the event: a store that cannot be opened is reported at every event.
+      await ctx.store();
+      const report = await runEvent(ctx, event, input, flags);
       for (const w of report.warnings) say(event, `warning: ${w}`);
       if (flags.verbose) for (const a of report.actions) say(event, a);
       stdout = report.stdout;
     } finally {
-      await store.close();
+      await ctx.close();
     }
   } catch (e) {
     const message = e instanceof ForgeError ? `${e.message}${e.hint ? ` (${e.hint})` : ""}` : e instanceof Error ? e.message : String(e);
@@ -95,7 +134,9 @@ async function hook(event: HookEvent, flags: HookFlags, global: GlobalOptions): 
 }
 
 export function hookCommand(): Command {
-  const cmd = new Command("hook").description("for agent hosts' hooks: checkpoint at session start, before compaction, after edits and at the end of a turn (never fails the host)");
+  const cmd = new Command("hook").description(
+    "for agent hosts' hooks: checkpoint at session start, before compaction, after edits and at the end of a turn (never fails the host)",
+  );
   const descriptions: Record<HookEvent, string> = {
     "session-start": "print the session's brief for the host to add to the context (after a compaction, resume or clear; --always: also at startup)",
     "pre-compact": "an automatic checkpoint with the compaction trigger (--files: and a workspace snapshot)",

@@ -1,18 +1,28 @@
 // The reasoning commands: hypotheses, evidence, beliefs, contradictions, gaps, notes,
-// verify, run, experiment branches, brief and recover. Each loads the session's working
-// state, changes it and saves it (again from the top if another process saved in between),
-// and says when a trigger made an automatic checkpoint.
+// verify, run, experiment branches, brief and recover. Each builds its operation's input
+// from the command line, calls it, and prints its result: as JSON with --json (the shape the
+// MCP server gives too), else for people — saying when a trigger made an automatic checkpoint.
 import { Command, Option } from "commander";
-import { readEnv } from "../../core/config.js";
 import { InvalidArgumentError } from "../../core/errors.js";
 import type { Contradiction } from "../../domains/reasoning/beliefs.js";
-import type { ReasoningChange, ReasoningComparison } from "../../domains/reasoning/compare.js";
-import { HYPOTHESIS_STATUSES, type Evidence, type Hypothesis } from "../../domains/reasoning/model.js";
-import type { SaveResult } from "../../domains/reasoning/reasoning-session.js";
-import { runCommand } from "../../domains/reasoning/runner.js";
+import type { ReasoningChange } from "../../domains/reasoning/compare.js";
+import type { Evidence, Hypothesis } from "../../domains/reasoning/model.js";
+import { GAP_PRIORITIES, HYPOTHESIS_STATUSES, type GapPriority } from "../../operations/reasoning/names.js";
+import type { Saved } from "../../operations/reasoning/shared.js";
 import { commaList, run } from "../command.js";
 import { UsageError } from "../context.js";
-import { ago, c, checkpointJson, checkpointLine, printJson, println } from "../output.js";
+import { ago, c, checkpointLine, printJson, println } from "../output.js";
+
+// Operation modules load only when their command runs: `forge --version` and hooks never pay for them.
+const ops = {
+  hypotheses: () => import("../../operations/reasoning/hypotheses.js"),
+  beliefs: () => import("../../operations/reasoning/beliefs.js"),
+  gaps: () => import("../../operations/reasoning/gaps.js"),
+  journal: () => import("../../operations/reasoning/journal.js"),
+  commands: () => import("../../operations/reasoning/commands.js"),
+  resume: () => import("../../operations/reasoning/resume.js"),
+  experiments: () => import("../../operations/reasoning/experiments.js"),
+};
 
 /** A parser for a number from 0 to 1 (--confidence, --strength); bad input names the option. */
 function unit(option: string): (value: string) => number {
@@ -31,13 +41,15 @@ function seconds(value: string): number {
   return n;
 }
 
-/** The checkpoint line a save adds to the output, if a trigger made one. */
-function autoLine(saved: SaveResult): void {
-  if (saved.checkpoint) println(c.dim(`  ↳ auto checkpoint #${saved.checkpoint.seq} (${saved.checkpoint.trigger}): ${saved.checkpoint.message.replace(/^auto: /, "")}`));
+/** The line a change adds to the output when a trigger made an automatic checkpoint. */
+function autoLine(r: Saved): void {
+  const cp = r.autoCheckpoint;
+  if (cp) println(c.dim(`  ↳ auto checkpoint #${cp.seq} (${cp.trigger}): ${cp.message.replace(/^auto: /, "")}`));
 }
 
-function savedJson(saved: SaveResult): Record<string, unknown> {
-  return { checkpoint: saved.checkpoint ? checkpointJson(saved.checkpoint) : null };
+/** Where `forge verify` and `forge run` run their commands: here, their output passed through unless quiet. */
+function here(quiet: boolean) {
+  return { cwd: process.cwd(), ...(!quiet && { tee: { stdout: process.stdout, stderr: process.stderr } }) };
 }
 
 function hypothesisLine(h: Hypothesis): string {
@@ -64,11 +76,10 @@ export function reasoningCommands(): Command[] {
     .addOption(new Option("--status <status>", "its status (default proposed)").choices(HYPOTHESIS_STATUSES))
     .action(
       run(async (ctx, statement: string, opts: { confidence?: number; status?: Hypothesis["status"] }) => {
-        const rs = await ctx.reasoning();
-        const { result: h, saved } = await rs.update((r) => r.hypotheses.add(statement, opts));
-        if (ctx.json) return printJson({ ...h, ...savedJson(saved) });
+        const h = await ctx.call((await ops.hypotheses()).hypothesisAddOperation, { statement, ...opts });
+        if (ctx.json) return printJson(h);
         println(`${c.green("added")} ${hypothesisLine(h)}`);
-        autoLine(saved);
+        autoLine(h);
       }),
     );
   hypothesis
@@ -78,12 +89,11 @@ export function reasoningCommands(): Command[] {
     .option("--status <status>", "only those with this status")
     .action(
       run(async (ctx, opts: { status?: string }) => {
-        const rs = await ctx.reasoning();
         const status = opts.status === undefined ? undefined : checkStatusArg(opts.status);
-        const list = rs.hypotheses.list(status === undefined ? {} : { status });
-        if (ctx.json) return printJson({ hypotheses: list });
-        if (list.length === 0) return println(c.dim("no hypotheses yet: `forge hypothesis add \"…\"` proposes one"));
-        for (const h of list) println(hypothesisLine(h));
+        const r = await ctx.call((await ops.hypotheses()).hypothesisListOperation, status === undefined ? {} : { status });
+        if (ctx.json) return printJson(r);
+        if (r.hypotheses.length === 0) return println(c.dim('no hypotheses yet: `forge hypothesis add "…"` proposes one'));
+        for (const h of r.hypotheses) println(hypothesisLine(h));
       }),
     );
   hypothesis
@@ -92,13 +102,11 @@ export function reasoningCommands(): Command[] {
     .argument("<id>", "H1, H2, …")
     .action(
       run(async (ctx, id: string) => {
-        const rs = await ctx.reasoning();
-        const h = rs.hypotheses.get(id);
-        const evidence = rs.hypotheses.evidenceFor(h.id);
-        if (ctx.json) return printJson({ ...h, evidenceItems: evidence });
+        const h = await ctx.call((await ops.hypotheses()).hypothesisShowOperation, { id });
+        if (ctx.json) return printJson(h);
         println(hypothesisLine(h));
         println(c.dim(`  proposed ${ago(new Date(h.createdAt))}, updated ${ago(new Date(h.updatedAt))}`));
-        for (const e of evidence) println(evidenceLine(e));
+        for (const e of h.evidenceItems) println(evidenceLine(e));
       }),
     );
   hypothesis
@@ -114,19 +122,12 @@ export function reasoningCommands(): Command[] {
           throw new UsageError("nothing to update: give --status, --confidence or --statement");
         }
         const status = opts.status === undefined ? undefined : checkStatusArg(opts.status);
-        const rs = await ctx.reasoning();
-        const { result, saved } = await rs.update((r) =>
-          r.hypotheses.update(id, {
-            ...(status !== undefined && { status }),
-            ...(opts.confidence !== undefined && { confidence: opts.confidence }),
-            ...(opts.statement !== undefined && { statement: opts.statement }),
-          }),
-        );
-        if (ctx.json) return printJson({ ...result.hypothesis, changes: result.changes, ...savedJson(saved) });
-        println(hypothesisLine(result.hypothesis));
-        for (const ch of result.changes) println(c.dim(`  ${ch.field}: ${JSON.stringify(ch.old)} → ${JSON.stringify(ch.new)}`));
-        if (result.changes.length === 0) println(c.dim("  (no change)"));
-        autoLine(saved);
+        const h = await ctx.call((await ops.hypotheses()).hypothesisUpdateOperation, { id, status, confidence: opts.confidence, statement: opts.statement });
+        if (ctx.json) return printJson(h);
+        println(hypothesisLine(h));
+        for (const ch of h.changes) println(c.dim(`  ${ch.field}: ${JSON.stringify(ch.old)} → ${JSON.stringify(ch.new)}`));
+        if (h.changes.length === 0) println(c.dim("  (no change)"));
+        autoLine(h);
       }),
     );
 
@@ -141,25 +142,34 @@ export function reasoningCommands(): Command[] {
     .option("--neutral", "it bears on it without pointing either way")
     .option("--source <where>", "where it came from (a file, a command, a URL)")
     .option("--strength <s>", "how much it should move confidence, 0..1 (default 0.5)", unit("strength"))
-    .addHelpText("after", "\nConfidence moves in log-odds: supporting evidence multiplies the odds by 4^strength, refuting divides\nthem; the default strength 0.5 doubles or halves them. Confidence stays within 0.01..0.99.")
+    .addHelpText(
+      "after",
+      "\nConfidence moves in log-odds: supporting evidence multiplies the odds by 4^strength, refuting divides\nthem; the default strength 0.5 doubles or halves them. Confidence stays within 0.01..0.99.",
+    )
     .action(
-      run(async (ctx, hypothesisId: string, content: string, opts: { supports?: boolean; refutes?: boolean; neutral?: boolean; source?: string; strength?: number }) => {
-        const kinds = (["supports", "refutes", "neutral"] as const).filter((k) => opts[k]);
-        if (kinds.length !== 1) throw new UsageError("say what the evidence does: exactly one of --supports, --refutes or --neutral");
-        const rs = await ctx.reasoning();
-        const { result, saved } = await rs.update((r) =>
-          r.hypotheses.addEvidence(hypothesisId === "-" ? null : hypothesisId, {
-            kind: kinds[0] as Evidence["kind"],
+      run(
+        async (
+          ctx,
+          hypothesisId: string,
+          content: string,
+          opts: { supports?: boolean; refutes?: boolean; neutral?: boolean; source?: string; strength?: number },
+        ) => {
+          const kinds = (["supports", "refutes", "neutral"] as const).filter((k) => opts[k]);
+          const kind = kinds[0];
+          if (kinds.length !== 1 || kind === undefined) throw new UsageError("say what the evidence does: exactly one of --supports, --refutes or --neutral");
+          const e = await ctx.call((await ops.hypotheses()).evidenceAddOperation, {
+            hypothesis: hypothesisId === "-" ? undefined : hypothesisId,
             content,
-            source: opts.source ?? null,
-            ...(opts.strength !== undefined && { strength: opts.strength }),
-          }),
-        );
-        if (ctx.json) return printJson({ ...result.evidence, hypothesis: result.hypothesis, ...savedJson(saved) });
-        println(`${c.green("recorded")} ${evidenceLine(result.evidence).trim()}`);
-        if (result.hypothesis) println(`  ${hypothesisLine(result.hypothesis)}`);
-        autoLine(saved);
-      }),
+            kind,
+            source: opts.source,
+            strength: opts.strength,
+          });
+          if (ctx.json) return printJson(e);
+          println(`${c.green("recorded")} ${evidenceLine(e).trim()}`);
+          if (e.hypothesis) println(`  ${hypothesisLine(e.hypothesis)}`);
+          autoLine(e);
+        },
+      ),
     );
 
   const belief = new Command("belief").description("the belief graph");
@@ -173,13 +183,11 @@ export function reasoningCommands(): Command[] {
     .option("--contradicts <ids>", "beliefs it cannot be held with", commaList)
     .action(
       run(async (ctx, statement: string, opts: { confidence?: number; dependsOn?: string[]; supports?: string[]; contradicts?: string[] }) => {
-        const rs = await ctx.reasoning();
-        const { result: b, saved } = await rs.update((r) => r.beliefs.add(statement, opts));
-        const contradictions = rs.contradictions().filter((x) => x.beliefs.includes(b.id));
-        if (ctx.json) return printJson({ ...b, contradictions, ...savedJson(saved) });
+        const b = await ctx.call((await ops.beliefs()).beliefAddOperation, { statement, ...opts });
+        if (ctx.json) return printJson(b);
         println(`${c.green("added")} ${c.bold(b.id)} (${b.confidence.toFixed(2)}) ${b.statement}`);
-        for (const x of contradictions) println(`  ${contradictionLine(x)}`);
-        autoLine(saved);
+        for (const x of b.contradictions) println(`  ${contradictionLine(x)}`);
+        autoLine(b);
       }),
     );
   belief
@@ -188,17 +196,18 @@ export function reasoningCommands(): Command[] {
     .description("list beliefs")
     .action(
       run(async (ctx) => {
-        const rs = await ctx.reasoning();
-        const list = rs.beliefs.list();
-        if (ctx.json) return printJson({ beliefs: list, contradictions: rs.contradictions() });
-        if (list.length === 0) return println(c.dim("no beliefs yet"));
-        for (const b of list) {
+        const r = await ctx.call((await ops.beliefs()).beliefListOperation, {});
+        if (ctx.json) return printJson(r);
+        if (r.beliefs.length === 0) return println(c.dim("no beliefs yet"));
+        for (const b of r.beliefs) {
           const links = [
             b.dependsOn.length ? `rests on ${b.dependsOn.join(", ")}` : "",
             b.supports.length ? `supports ${b.supports.join(", ")}` : "",
             b.contradicts.length ? `contradicts ${b.contradicts.join(", ")}` : "",
           ].filter(Boolean);
-          println(`${c.bold(b.id.padEnd(4))} ${(b.status === "held" ? c.green : c.red)(b.status.padEnd(9))} ${b.confidence.toFixed(2)}  ${b.statement}${links.length ? c.dim(`  (${links.join("; ")})`) : ""}`);
+          println(
+            `${c.bold(b.id.padEnd(4))} ${(b.status === "held" ? c.green : c.red)(b.status.padEnd(9))} ${b.confidence.toFixed(2)}  ${b.statement}${links.length ? c.dim(`  (${links.join("; ")})`) : ""}`,
+          );
         }
       }),
     );
@@ -208,11 +217,10 @@ export function reasoningCommands(): Command[] {
     .argument("<id>", "B1, B2, …")
     .action(
       run(async (ctx, id: string) => {
-        const rs = await ctx.reasoning();
-        const { result: b, saved } = await rs.update((r) => r.beliefs.update(id, { status: "retracted" }));
-        if (ctx.json) return printJson({ ...b, ...savedJson(saved) });
+        const b = await ctx.call((await ops.beliefs()).beliefRetractOperation, { id });
+        if (ctx.json) return printJson(b);
         println(`retracted ${b.id} ${b.statement}`);
-        autoLine(saved);
+        autoLine(b);
       }),
     );
 
@@ -220,10 +228,10 @@ export function reasoningCommands(): Command[] {
     .description("held beliefs that contradict each other, rest on rejected hypotheses, or rest on each other in a circle")
     .action(
       run(async (ctx) => {
-        const list = (await ctx.reasoning()).contradictions();
-        if (ctx.json) return printJson({ contradictions: list });
-        if (list.length === 0) return println(c.green("no contradictions"));
-        for (const x of list) println(contradictionLine(x));
+        const r = await ctx.call((await ops.beliefs()).contradictionsOperation, {});
+        if (ctx.json) return printJson(r);
+        if (r.contradictions.length === 0) return println(c.green("no contradictions"));
+        for (const x of r.contradictions) println(contradictionLine(x));
       }),
     );
 
@@ -232,14 +240,13 @@ export function reasoningCommands(): Command[] {
     .command("add")
     .description("record a question")
     .argument("<question>", "what is not known")
-    .addOption(new Option("--priority <p>", "how much it matters").choices(["low", "medium", "high", "critical"]).default("medium"))
+    .addOption(new Option("--priority <p>", "how much it matters").choices(GAP_PRIORITIES).default("medium"))
     .action(
-      run(async (ctx, question: string, opts: { priority: "low" | "medium" | "high" | "critical" }) => {
-        const rs = await ctx.reasoning();
-        const { result: g, saved } = await rs.update((r) => r.gaps.add(question, { priority: opts.priority }));
-        if (ctx.json) return printJson({ ...g, ...savedJson(saved) });
+      run(async (ctx, question: string, opts: { priority: GapPriority }) => {
+        const g = await ctx.call((await ops.gaps()).gapAddOperation, { question, priority: opts.priority });
+        if (ctx.json) return printJson(g);
         println(`${c.green("added")} ${c.bold(g.id)} [${g.priority}] ${g.question}`);
-        autoLine(saved);
+        autoLine(g);
       }),
     );
   gap
@@ -250,11 +257,10 @@ export function reasoningCommands(): Command[] {
     .option("--by <id>", "the evidence, verification or note that answered it")
     .action(
       run(async (ctx, id: string, answer: string, opts: { by?: string }) => {
-        const rs = await ctx.reasoning();
-        const { result: g, saved } = await rs.update((r) => r.gaps.fill(id, answer, { filledBy: opts.by ?? null }));
-        if (ctx.json) return printJson({ ...g, ...savedJson(saved) });
+        const g = await ctx.call((await ops.gaps()).gapFillOperation, { id, answer, by: opts.by });
+        if (ctx.json) return printJson(g);
         println(`${c.green("filled")} ${c.bold(g.id)} ${g.question}\n  → ${g.answer}`);
-        autoLine(saved);
+        autoLine(g);
       }),
     );
   gap
@@ -263,10 +269,13 @@ export function reasoningCommands(): Command[] {
     .description("list gaps, open ones first")
     .action(
       run(async (ctx) => {
-        const list = (await ctx.reasoning()).gaps.list();
-        if (ctx.json) return printJson({ gaps: list });
-        if (list.length === 0) return println(c.dim("no gaps recorded"));
-        for (const g of list) println(`${c.bold(g.id.padEnd(4))} ${g.status === "open" ? c.yellow("open  ") : c.green("filled")} [${g.priority}] ${g.question}${g.answer ? c.dim(` → ${g.answer}`) : ""}`);
+        const r = await ctx.call((await ops.gaps()).gapListOperation, {});
+        if (ctx.json) return printJson(r);
+        if (r.gaps.length === 0) return println(c.dim("no gaps recorded"));
+        for (const g of r.gaps)
+          println(
+            `${c.bold(g.id.padEnd(4))} ${g.status === "open" ? c.yellow("open  ") : c.green("filled")} [${g.priority}] ${g.question}${g.answer ? c.dim(` → ${g.answer}`) : ""}`,
+          );
       }),
     );
 
@@ -276,11 +285,10 @@ export function reasoningCommands(): Command[] {
     .option("-t, --tags <tags>", "comma-separated tags", commaList, [])
     .action(
       run(async (ctx, text: string, opts: { tags: string[] }) => {
-        const rs = await ctx.reasoning();
-        const { result: n, saved } = await rs.update((r) => r.notes.add(text, opts.tags));
-        if (ctx.json) return printJson({ ...n, ...savedJson(saved) });
+        const n = await ctx.call((await ops.journal()).noteAddOperation, { text, tags: opts.tags });
+        if (ctx.json) return printJson(n);
         println(`${c.green("noted")} ${n.id}`);
-        autoLine(saved);
+        autoLine(n);
       }),
     );
 
@@ -289,14 +297,14 @@ export function reasoningCommands(): Command[] {
     .argument("[text]", "the task")
     .action(
       run(async (ctx, text?: string) => {
-        const rs = await ctx.reasoning();
         if (text === undefined) {
-          if (ctx.json) return printJson({ task: rs.task });
-          return println(rs.task ?? c.dim("no task stated"));
+          const r = await ctx.call((await ops.journal()).taskShowOperation, {});
+          if (ctx.json) return printJson(r);
+          return println(r.task ?? c.dim("no task stated"));
         }
-        const { saved } = await rs.update((r) => r.setTask(text));
-        if (ctx.json) return printJson({ task: rs.task, ...savedJson(saved) });
-        println(`task: ${rs.task}`);
+        const r = await ctx.call((await ops.journal()).taskSetOperation, { task: text });
+        if (ctx.json) return printJson(r);
+        println(`task: ${r.task}`);
       }),
     );
 
@@ -309,19 +317,15 @@ export function reasoningCommands(): Command[] {
     .option("--quiet", "do not show the command's output")
     .action(
       run(async (ctx, name: string, argv: string[], opts: { hypothesis?: string; timeout?: number; quiet?: boolean }) => {
-        const rs = await ctx.reasoning();
-        if (opts.hypothesis !== undefined) rs.hypotheses.get(opts.hypothesis); // an unknown id fails before anything runs
-        const tee = ctx.json || opts.quiet ? undefined : { stdout: process.stdout, stderr: process.stderr };
-        const cwd = process.cwd();
-        // The command runs once; recording its result is retried if another process saved meanwhile.
-        const result = await runCommand(argv, { cwd, ...(opts.timeout !== undefined && { timeoutMs: opts.timeout * 1000 }), ...(tee && { tee }) });
-        const { result: first, saved } = await rs.update((r) => r.recordVerification(name, argv, cwd, result, opts.hypothesis));
-        const v = first.verification;
-        if (ctx.json) printJson({ ...v, ...savedJson(saved) });
+        const op = (await ops.commands()).verifyOperationAt(here(ctx.json || opts.quiet === true));
+        const v = await ctx.call(op, { name, command: argv, hypothesis: opts.hypothesis, timeoutSeconds: opts.timeout ?? null });
+        if (ctx.json) printJson(v);
         else {
-          println(`${v.passed ? c.green("✓ passed") : c.red("✗ failed")} ${c.bold(v.id)} "${v.name}" in ${v.durationMs} ms${v.error ? `: ${v.error}` : v.exitCode !== 0 && v.exitCode !== null ? ` (exit ${v.exitCode})` : v.signal ? ` (${v.signal})` : ""}`);
+          println(
+            `${v.passed ? c.green("✓ passed") : c.red("✗ failed")} ${c.bold(v.id)} "${v.name}" in ${v.durationMs} ms${v.error ? `: ${v.error}` : v.exitCode !== 0 && v.exitCode !== null ? ` (exit ${v.exitCode})` : v.signal ? ` (${v.signal})` : ""}`,
+          );
           if (v.evidenceId) println(c.dim(`  recorded as evidence ${v.evidenceId} ${v.passed ? "supporting" : "refuting"} ${v.hypothesisId}`));
-          autoLine(saved);
+          autoLine(v);
         }
         if (!v.passed) process.exitCode = 1;
       }),
@@ -332,12 +336,8 @@ export function reasoningCommands(): Command[] {
     .argument("<command...>", "the command, after --")
     .action(
       run(async (ctx, argv: string[]) => {
-        const rs = await ctx.reasoning();
-        const tee = ctx.json ? undefined : { stdout: process.stdout, stderr: process.stderr };
-        const cwd = process.cwd();
-        const result = await runCommand(argv, { cwd, ...(tee && { tee }) });
-        const { result: record, saved } = await rs.update((r) => r.recordCommand(argv, cwd, result));
-        if (ctx.json) printJson({ ...record, ...savedJson(saved) });
+        const record = await ctx.call((await ops.commands()).commandRunOperationAt(here(ctx.json)), { command: argv });
+        if (ctx.json) printJson(record);
         else if (record.error) process.stderr.write(`forge: ${record.error} (recorded as ${record.id})\n`);
         process.exitCode = record.error ? 127 : (record.exitCode ?? 1);
       }),
@@ -348,12 +348,8 @@ export function reasoningCommands(): Command[] {
     .argument("[ref]", "a checkpoint (default: the working state)")
     .action(
       run(async (ctx, ref?: string) => {
-        const rs = await ctx.reasoning();
-        const b = await rs.brief(ref);
-        if (ctx.json) {
-          const { state, checkpoint, ...rest } = b.input;
-          return printJson({ ...rest, checkpoint: checkpoint ? { ...checkpoint, createdAt: checkpoint.createdAt.toISOString() } : null, markdown: b.markdown, state });
-        }
+        const b = await ctx.call((await ops.resume()).briefOperation, { ref, includeState: ctx.json });
+        if (ctx.json) return printJson(b);
         println(b.markdown.trimEnd());
       }),
     );
@@ -363,12 +359,12 @@ export function reasoningCommands(): Command[] {
     .option("--patch", "print only the recorded patch of uncommitted changes")
     .action(
       run(async (ctx, opts: { patch?: boolean }) => {
-        const r = await (await ctx.reasoning()).recover();
+        const r = await ctx.call((await ops.resume()).recoverOperation, {});
         if (opts.patch) {
           process.stdout.write(r.patch ?? "");
           return;
         }
-        if (ctx.json) return printJson({ ...r, checkpoint: checkpointJson(r.checkpoint) });
+        if (ctx.json) return printJson(r);
         println(`Recovery point: ${checkpointLine(r.checkpoint).trim()}`);
         for (const [i, s] of r.steps.entries()) {
           println(`\n${i + 1}. ${s.title}`);
@@ -387,12 +383,15 @@ export function reasoningCommands(): Command[] {
     .option("--allow-secrets", "record variables whose names look like secrets")
     .action(
       run(async (ctx, opts: { env: string[]; allowSecrets?: boolean }) => {
-        const rs = await ctx.reasoning();
-        const { result, saved } = await rs.update((r) => r.captureCode({ cwd: process.cwd(), env: readEnv(opts.env), allowSecrets: opts.allowSecrets === true }));
-        if (ctx.json) return printJson({ ...result, ...savedJson(saved) });
-        if (result.root === null) println(c.yellow("not in a git repository: only the environment was recorded"));
-        else println(`${result.branch ?? "detached"} @ ${result.commit?.slice(0, 10) ?? "no commit"}; ${result.patchBytes} bytes of uncommitted changes; ${result.untracked.length} untracked files`);
-        autoLine(saved);
+        const op = (await ops.commands()).codeCaptureOperationAt({ cwd: process.cwd() });
+        const r = await ctx.call(op, { env: opts.env, allowSecrets: opts.allowSecrets === true });
+        if (ctx.json) return printJson(r);
+        if (r.root === null) println(c.yellow("not in a git repository: only the environment was recorded"));
+        else
+          println(
+            `${r.branch ?? "detached"} @ ${r.commit?.slice(0, 10) ?? "no commit"}; ${r.patchBytes} bytes of uncommitted changes; ${r.untracked.length} untracked files`,
+          );
+        autoLine(r);
       }),
     );
 
@@ -403,11 +402,10 @@ export function reasoningCommands(): Command[] {
     .option("--no-switch", "create it without moving onto it")
     .action(
       run(async (ctx, name: string, opts: { from?: string; switch: boolean }) => {
-        const rs = await ctx.reasoning();
-        const r = await rs.branch(name, { ...(opts.from !== undefined && { from: opts.from }), switch: opts.switch });
-        if (ctx.json) return printJson({ branch: name, switched: opts.switch, saved: r.saved ? checkpointJson(r.saved) : null });
+        const r = await ctx.call((await ops.experiments()).experimentBranchOperation, { name, from: opts.from, switch: opts.switch });
+        if (ctx.json) return printJson(r);
         if (r.saved) println(c.dim(`saved the work so far as #${r.saved.seq}`));
-        println(`${opts.switch ? "on new branch" : "created branch"} ${c.cyan(name)}`);
+        println(`${r.switched ? "on new branch" : "created branch"} ${c.cyan(name)}`);
       }),
     );
   const switchCmd = new Command("switch")
@@ -415,23 +413,21 @@ export function reasoningCommands(): Command[] {
     .argument("<name>", "branch name")
     .action(
       run(async (ctx, name: string) => {
-        const rs = await ctx.reasoning();
-        const r = await rs.switch(name);
-        if (ctx.json) return printJson({ branch: name, checkpoint: checkpointJson(r.checkpoint), saved: r.saved ? checkpointJson(r.saved) : null });
+        const r = await ctx.call((await ops.experiments()).experimentSwitchOperation, { name });
+        if (ctx.json) return printJson(r);
         if (r.saved) println(c.dim(`saved the work so far as #${r.saved.seq}`));
         println(`${c.green("on")} ${c.cyan(name)}: ${checkpointLine(r.checkpoint).trim()}`);
       }),
     );
-  const branches = new Command("branches")
-    .description("list experiment branches")
-    .action(
-      run(async (ctx) => {
-        const list = await (await ctx.session()).branches();
-        if (ctx.json) return printJson({ branches: list.map((b) => ({ name: b.name, current: b.current, head: checkpointJson(b.head) })) });
-        if (list.length === 0) return println(c.dim("no branches yet: the first checkpoint starts main"));
-        for (const b of list) println(`${b.current ? c.green("* ") : "  "}${c.cyan(b.name.padEnd(20))} #${b.head.seq} ${c.dim(ago(b.head.createdAt))}  ${b.head.message}`);
-      }),
-    );
+  const branches = new Command("branches").description("list experiment branches").action(
+    run(async (ctx) => {
+      const r = await ctx.call((await ops.experiments()).experimentListOperation, {});
+      if (ctx.json) return printJson(r);
+      if (r.branches.length === 0) return println(c.dim("no branches yet: the first checkpoint starts main"));
+      for (const b of r.branches)
+        println(`${b.current ? c.green("* ") : "  "}${c.cyan(b.name.padEnd(20))} #${b.head.seq} ${c.dim(ago(b.head.createdAt))}  ${b.head.message}`);
+    }),
+  );
 
   return [hypothesis, evidence, belief, contradictions, gap, note, task, verify, runCmd, brief, recover, code, branch, switchCmd, branches];
 }
@@ -481,7 +477,9 @@ export function reasoningChangeLine(ch: ReasoningChange): string {
     case "task-changed":
       return c.yellow(`~ task: ${JSON.stringify(ch.old)} → ${JSON.stringify(ch.new)}`);
     case "code-changed":
-      return c.yellow(`~ code: ${ch.oldCommit?.slice(0, 10) ?? "none"} → ${ch.newCommit?.slice(0, 10) ?? "none"}${ch.patchChanged ? " (uncommitted changes differ)" : ""}`);
+      return c.yellow(
+        `~ code: ${ch.oldCommit?.slice(0, 10) ?? "none"} → ${ch.newCommit?.slice(0, 10) ?? "none"}${ch.patchChanged ? " (uncommitted changes differ)" : ""}`,
+      );
   }
 }
 

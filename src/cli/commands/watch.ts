@@ -4,11 +4,11 @@
 // finish and exits 0; a second one exits at once.
 import { Command, InvalidArgumentError as CommanderArgumentError, Option } from "commander";
 import { parseDuration } from "../../core/time.js";
-import { STRATEGIES, type Strategy } from "../../domains/workspace/names.js";
-import { DEFAULT_EVERY_MS, DEFAULT_QUIET_MS, DEFAULT_RESCAN_MS } from "../../domains/watch/defaults.js";
-import type { WatchEvent, Watcher as WatcherType } from "../../domains/watch/watcher.js";
+import { STRATEGIES, type Strategy } from "../../operations/files/shared.js";
+import { DEFAULT_EVERY_MS, DEFAULT_QUIET_MS, DEFAULT_RESCAN_MS } from "../../operations/watch/defaults.js";
+import type { WatchEventJson, WatchHandle } from "../../operations/watch/watch.js";
 import { run } from "../command.js";
-import { c, checkpointJson, localTime, println, shortId } from "../output.js";
+import { c, localTime, println, shortId } from "../output.js";
 
 /** A commander parser for durations ("2s", "10m"); "off" or "0" where `off` allows it. */
 function duration(option: string, min: number, off = false) {
@@ -27,7 +27,12 @@ function duration(option: string, min: number, off = false) {
 
 /** "10m", "2s", "500ms": a duration as the options take it. */
 function span(ms: number): string {
-  for (const [unit, size] of [["h", 3_600_000], ["m", 60_000], ["s", 1000]] as const) if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
+  for (const [unit, size] of [
+    ["h", 3_600_000],
+    ["m", 60_000],
+    ["s", 1000],
+  ] as const)
+    if (ms >= size && ms % size === 0) return `${ms / size}${unit}`;
   return ms < 1000 ? `${ms}ms` : `${(ms / 1000).toFixed(1)}s`;
 }
 
@@ -43,11 +48,19 @@ interface WatchFlags {
 
 export function watchCommand(): Command {
   return new Command("watch")
-    .description("a long-lived process: checkpoint the session on a schedule when its state changed, and with --files snapshot the workspace after each burst of edits")
-    .addOption(new Option("--every <duration>", "how often to checkpoint if something changed").argParser(duration("--every", 100)).default(DEFAULT_EVERY_MS, span(DEFAULT_EVERY_MS)))
+    .description(
+      "a long-lived process: checkpoint the session on a schedule when its state changed, and with --files snapshot the workspace after each burst of edits",
+    )
+    .addOption(
+      new Option("--every <duration>", "how often to checkpoint if something changed")
+        .argParser(duration("--every", 100))
+        .default(DEFAULT_EVERY_MS, span(DEFAULT_EVERY_MS)),
+    )
     .option("--files", "also follow the workspace's files and snapshot them when edits go quiet")
     .addOption(
-      new Option("--quiet-period <duration>", "how long the files must stay unchanged before a snapshot").argParser(duration("--quiet-period", 0)).default(DEFAULT_QUIET_MS, span(DEFAULT_QUIET_MS)),
+      new Option("--quiet-period <duration>", "how long the files must stay unchanged before a snapshot")
+        .argParser(duration("--quiet-period", 0))
+        .default(DEFAULT_QUIET_MS, span(DEFAULT_QUIET_MS)),
     )
     .addOption(
       new Option("--rescan <duration>", 'how often to walk the whole workspace for changes the file watches missed ("off": never)')
@@ -59,15 +72,10 @@ export function watchCommand(): Command {
     .option("--files-session <name>", 'the session holding the snapshots (default "workspace")')
     .action(
       run(async (ctx, flags: WatchFlags) => {
-        const [{ openConfiguredWorkspace }, { Watcher }] = await Promise.all([import("../../domains/workspace/configured.js"), import("../../domains/watch/watcher.js")]);
-        const store = await ctx.store();
-        const session = await ctx.session();
-        const workspace = flags.files
-          ? await openConfiguredWorkspace(store, { ...(flags.root !== undefined && { root: flags.root }), ...(flags.filesSession !== undefined && { filesSession: flags.filesSession }) })
-          : undefined;
-        const print = ctx.json ? (e: WatchEvent) => println(JSON.stringify(eventJson(e))) : (e: WatchEvent) => println(eventLine(e));
+        const { startWatch } = await import("../../operations/watch/watch.js");
+        const print = ctx.json ? (e: WatchEventJson) => println(JSON.stringify(e)) : (e: WatchEventJson) => println(eventLine(e));
         // Signals are taken over before the watcher starts: its first line may already be read.
-        let watcher: WatcherType | undefined;
+        let watcher: WatchHandle | undefined;
         let signalled: NodeJS.Signals | undefined;
         let finish: (() => void) | undefined;
         const onSignal = (signal: NodeJS.Signals) => {
@@ -76,7 +84,11 @@ export function watchCommand(): Command {
             watcher?.releaseLocks();
             const at = new Date();
             const reason = `${signal} again: exited at once`;
-            println(ctx.json ? JSON.stringify({ event: "stopped", at: at.toISOString(), reason, immediate: true }) : `${c.dim(localTime(at).slice(11))} ${c.red("stopped")}: ${reason}`);
+            println(
+              ctx.json
+                ? JSON.stringify({ event: "stopped", at: at.toISOString(), reason, immediate: true })
+                : `${c.dim(localTime(at).slice(11))} ${c.red("stopped")}: ${reason}`,
+            );
             process.exit(128 + (signal === "SIGINT" ? 2 : 15));
           }
           signalled = signal;
@@ -85,13 +97,14 @@ export function watchCommand(): Command {
         process.on("SIGINT", onSignal);
         process.on("SIGTERM", onSignal);
         try {
-          watcher = await Watcher.start(store, {
-            session,
-            ...(workspace && { workspace }),
+          watcher = await startWatch(ctx, {
+            files: flags.files === true,
             everyMs: flags.every,
             quietMs: flags.quietPeriod,
             rescanMs: flags.rescan,
             strategy: flags.strategy,
+            ...(flags.root !== undefined && { root: flags.root }),
+            ...(flags.filesSession !== undefined && { filesSession: flags.filesSession }),
             onEvent: print,
           });
           const w = watcher;
@@ -108,29 +121,29 @@ export function watchCommand(): Command {
     );
 }
 
-function eventJson(e: WatchEvent): Record<string, unknown> {
-  const { type, at, ...rest } = e;
-  const out: Record<string, unknown> = { event: type, at: at.toISOString(), ...rest };
-  if (e.type === "snapshot") {
-    out["snapshot"] = checkpointJson(e.snapshot);
-    out["external"] = e.external ? checkpointJson(e.external) : null;
-  }
-  if (e.type === "checkpoint") out["checkpoint"] = checkpointJson(e.checkpoint);
-  return out;
-}
-
-function eventLine(e: WatchEvent): string {
+function eventLine(e: WatchEventJson): string {
   const time = c.dim(localTime(e.at).slice(11));
-  switch (e.type) {
+  switch (e.event) {
     case "started": {
-      const files = e.root === null ? "" : `; files in ${e.root} (${e.folders} folder${e.folders === 1 ? "" : "s"}, quiet period ${span(e.quietMs)}, ${e.rescanMs > 0 ? `full rescan every ${span(e.rescanMs)}` : "no rescan"}, strategy ${e.strategy})`;
+      const files =
+        e.root === null
+          ? ""
+          : `; files in ${e.root} (${e.folders} folder${e.folders === 1 ? "" : "s"}, quiet period ${span(e.quietMs)}, ${e.rescanMs > 0 ? `full rescan every ${span(e.rescanMs)}` : "no rescan"}, strategy ${e.strategy})`;
       return `${time} ${c.green("watching")} session "${e.session}" every ${span(e.everyMs)}${files}; pid ${e.pid}, Ctrl-C stops`;
     }
     case "snapshot": {
       const n = e.changes;
-      const counts = [n.created && `${n.created} created`, n.modified && `${n.modified} modified`, n.deleted && `${n.deleted} deleted`, n.renamed && `${n.renamed} renamed`].filter(Boolean).join(", ") || "folders changed";
+      const counts =
+        [n.created && `${n.created} created`, n.modified && `${n.modified} modified`, n.deleted && `${n.deleted} deleted`, n.renamed && `${n.renamed} renamed`]
+          .filter(Boolean)
+          .join(", ") || "folders changed";
       const shown = e.paths.slice(0, 3).join(", ") + (e.paths.length > 3 ? ", …" : "");
-      const why = e.cause === "startup" ? " (changed while nobody watched)" : e.cause === "rescan" ? " (found by the full rescan)" : ` (${e.events} file event${e.events === 1 ? "" : "s"}, ${e.ms} ms)`;
+      const why =
+        e.cause === "startup"
+          ? " (changed while nobody watched)"
+          : e.cause === "rescan"
+            ? " (found by the full rescan)"
+            : ` (${e.events} file event${e.events === 1 ? "" : "s"}, ${e.ms} ms)`;
       const ext = e.external ? `; outside changes first as #${e.external.seq} ${shortId(e.external.id)}` : "";
       const unknown = e.unknown.length > 0 && !e.external ? c.yellow(`; ${e.unknown.length} changed outside the agent`) : "";
       return `${time} ${c.green("snapshot")} ${c.bold(`#${e.snapshot.seq}`)} ${c.yellow(shortId(e.snapshot.id))}: ${counts}${shown ? ` — ${shown}` : ""}${why}${ext}${unknown}`;

@@ -10,19 +10,17 @@
 //   stop           a closing checkpoint of the reasoning (when it changed since the last)
 //                  and a workspace snapshot (when files changed)
 //
-// A hook must never break the host's action: the caller (the CLI) reports a failure on
-// stderr and exits 0 unless strict. This module only does the work and says what it did.
+// One function per event (the hook operations call them). A hook must never break the
+// host's action: the caller (the CLI) reports a failure on stderr and exits 0 unless
+// strict. This module only does the work and says what it did.
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import { InvalidArgumentError } from "../../core/errors.js";
 import { getOwn } from "../../core/own.js";
-import { ReasoningSession } from "../../domains/reasoning/reasoning-session.js";
-import { openConfiguredWorkspace, type WorkspaceLocation } from "../../domains/workspace/configured.js";
-import { STRATEGIES, type Strategy } from "../../domains/workspace/names.js";
+import type { ReasoningSession } from "../../domains/reasoning/reasoning-session.js";
+import type { WorkspaceLocation } from "../../domains/workspace/configured.js";
+import type { Strategy } from "../../domains/workspace/names.js";
 import type { Store } from "../../timeline/store.js";
-
-import { HOOK_EVENTS, type HookEvent } from "./events.js";
-export { HOOK_EVENTS, type HookEvent };
 
 /** The fields Forge reads from a host's hook input (Claude Code's names); all optional. */
 export interface HookInput {
@@ -40,6 +38,7 @@ export interface HookInput {
   readonly stop_hook_active?: boolean;
 }
 
+/** What every hook event is told besides the host's input. */
 export interface HookOptions {
   /** The Forge session holding the reasoning (default "default"). */
   readonly session: string;
@@ -47,12 +46,6 @@ export interface HookOptions {
   readonly workspace?: WorkspaceLocation;
   /** What snapshots do with changes made outside the agent (default warn). */
   readonly strategy?: Strategy;
-  /** post-edit: only record the edit, no snapshot (a later stop hook takes it). */
-  readonly snapshot?: boolean;
-  /** pre-compact and stop: also snapshot the files. */
-  readonly files?: boolean;
-  /** session-start: print the brief whatever the source. */
-  readonly always?: boolean;
 }
 
 export interface HookReport {
@@ -125,75 +118,107 @@ function hostMetadata(input: HookInput): Record<string, unknown> {
   };
 }
 
-/** Runs one hook event against `store`. */
-export async function runHook(store: Store, event: HookEvent, input: HookInput, options: HookOptions): Promise<HookReport> {
-  if (!(HOOK_EVENTS as readonly string[]).includes(event)) throw new InvalidArgumentError(`unknown hook "${event}"`, `use one of ${HOOK_EVENTS.join(", ")}`);
-  const strategy = options.strategy ?? "warn";
-  if (!(STRATEGIES as readonly string[]).includes(strategy)) throw new InvalidArgumentError(`unknown strategy "${strategy}"`, `use one of ${STRATEGIES.join(", ")}`);
-  const actions: string[] = [];
-  const warnings: string[] = [];
-  const location: WorkspaceLocation = { ...(hookCwd(input) !== undefined && { cwd: hookCwd(input) as string }), ...options.workspace };
+// Each event loads only what it uses: a hook runs as its own process at every event of the
+// host, and the reasoning session and the workspace engine are most of what it could load.
 
-  /** Records `edited` as the agent's, then snapshots (only when something changed, with `onlyIfChanged`). */
-  const snapshot = async (message: string, edited: readonly string[] = [], onlyIfChanged = false): Promise<void> => {
-    const ws = await openConfiguredWorkspace(store, location);
-    if (edited.length > 0) {
-      const inside = edited.map((p) => resolve(location.cwd ?? ws.root, p));
-      await ws.recordEdit(inside);
-      actions.push(`recorded ${edited.length} edited path(s) as the agent's`);
-    }
-    if (options.snapshot === false) return;
-    // One walk either way: snapshotIfChanged compares with the last snapshot as it records.
-    const r = onlyIfChanged ? await ws.snapshotIfChanged(message, { strategy, tags: ["hook"] }) : await ws.snapshot(message, { strategy, tags: ["hook"] });
-    if (r === null) {
-      actions.push(`files: unchanged since snapshot #${(await ws.session.head()).checkpoint?.seq ?? "?"}`);
-      return;
-    }
-    if (r.changes.length === 0 && !r.external) actions.push(`files: nothing changed (snapshot #${r.snapshot.seq})`);
-    else actions.push(`files: snapshot #${r.snapshot.seq}, ${r.changes.length} change(s)${r.external ? `, after #${r.external.seq} of changes made outside the agent` : ""}`);
-    if (r.unknown.length > 0 && !r.external) warnings.push(`${r.unknown.length} file(s) changed outside the agent: ${r.unknown.slice(0, 8).join(", ")}${r.unknown.length > 8 ? ", …" : ""}`);
-  };
+async function openReasoning(store: Store, session: string): Promise<ReasoningSession> {
+  const { ReasoningSession } = await import("../../domains/reasoning/reasoning-session.js");
+  return ReasoningSession.open(store, session);
+}
 
-  switch (event) {
-    case "session-start": {
-      const source = input.source ?? "startup";
-      if (!options.always && source === "startup") {
-        actions.push("session start: nothing to restore (a new session)");
-        break;
-      }
-      const existing = (await store.listSessions()).find((s) => s.name === options.session);
-      if (!existing) {
-        actions.push(`no session "${options.session}" yet: no brief`);
-        break;
-      }
-      const rs = await ReasoningSession.open(store, options.session);
-      const brief = await rs.brief();
-      actions.push(`brief of "${options.session}" printed for the host (${source})`);
-      return { actions, warnings, stdout: `${brief.markdown.trimEnd()}\n\n(Forge: this brief is the reasoning saved before the ${source}; the \`forge\` tools or CLI continue it.)\n` };
-    }
-    case "pre-compact": {
-      const rs = await ReasoningSession.open(store, options.session);
-      const before = (await rs.session.head()).checkpoint;
-      const cp = await rs.compactionWarning();
-      // setWorking with a checkpoint makes one even when nothing changed: the compaction is the event.
-      actions.push(`checkpoint #${cp.seq} (${cp.trigger}) before the ${input.trigger ?? "context"} compaction${before && before.stateRoot === cp.stateRoot ? " (state unchanged since the last)" : ""}`);
-      if (options.files) await snapshot(`before ${input.trigger ?? ""} compaction`.replace(/\s+/g, " "), [], true);
-      break;
-    }
-    case "post-edit": {
-      const paths = editedPaths(input);
-      await snapshot(paths.length > 0 ? `after ${input.tool_name ?? "edit"} ${paths.join(", ")}` : `after ${input.tool_name ?? "a tool"}`, paths);
-      break;
-    }
-    case "stop": {
-      const rs = await ReasoningSession.open(store, options.session);
-      if (await rs.dirty()) {
-        const cp = await rs.session.checkpointWorking({ message: "end of turn", trigger: "session-end", metadata: hostMetadata(input) });
-        actions.push(`checkpoint #${cp.seq} (session-end)`);
-      } else actions.push("reasoning unchanged since the last checkpoint: no checkpoint");
-      if (options.files !== false) await snapshot("end of turn", [], true);
-      break;
-    }
+function workspaceLocation(input: HookInput, options: HookOptions): WorkspaceLocation {
+  const cwd = hookCwd(input);
+  return { ...(cwd !== undefined && { cwd }), ...options.workspace };
+}
+
+/**
+ * Records `edited` as the agent's, then (unless `recordOnly`) snapshots — only when
+ * something changed, with `onlyIfChanged`. Says what it did in `actions` and `warnings`.
+ */
+async function snapshotFiles(
+  store: Store,
+  location: WorkspaceLocation,
+  options: HookOptions,
+  report: { actions: string[]; warnings: string[] },
+  step: { message: string; edited?: readonly string[]; onlyIfChanged?: boolean; recordOnly?: boolean },
+): Promise<void> {
+  const { openConfiguredWorkspace } = await import("../../domains/workspace/configured.js");
+  const ws = await openConfiguredWorkspace(store, location);
+  const edited = step.edited ?? [];
+  if (edited.length > 0) {
+    const inside = edited.map((p) => resolve(location.cwd ?? ws.root, p));
+    await ws.recordEdit(inside);
+    report.actions.push(`recorded ${edited.length} edited path(s) as the agent's`);
   }
-  return { actions, warnings, stdout: "" };
+  if (step.recordOnly) return;
+  const strategy = options.strategy ?? "warn";
+  // One walk either way: snapshotIfChanged compares with the last snapshot as it records.
+  const r = step.onlyIfChanged
+    ? await ws.snapshotIfChanged(step.message, { strategy, tags: ["hook"] })
+    : await ws.snapshot(step.message, { strategy, tags: ["hook"] });
+  if (r === null) {
+    report.actions.push(`files: unchanged since snapshot #${(await ws.session.head()).checkpoint?.seq ?? "?"}`);
+    return;
+  }
+  if (r.changes.length === 0 && !r.external) report.actions.push(`files: nothing changed (snapshot #${r.snapshot.seq})`);
+  else
+    report.actions.push(
+      `files: snapshot #${r.snapshot.seq}, ${r.changes.length} change(s)${r.external ? `, after #${r.external.seq} of changes made outside the agent` : ""}`,
+    );
+  if (r.unknown.length > 0 && !r.external)
+    report.warnings.push(`${r.unknown.length} file(s) changed outside the agent: ${r.unknown.slice(0, 8).join(", ")}${r.unknown.length > 8 ? ", …" : ""}`);
+}
+
+/** session-start: the brief, for the host to add to the context — after a compaction, a resume or a clear, or always with `always`. */
+export async function sessionStart(store: Store, input: HookInput, options: HookOptions & { readonly always?: boolean }): Promise<HookReport> {
+  const source = input.source ?? "startup";
+  if (!options.always && source === "startup") return { actions: ["session start: nothing to restore (a new session)"], warnings: [], stdout: "" };
+  const existing = (await store.listSessions()).find((s) => s.name === options.session);
+  if (!existing) return { actions: [`no session "${options.session}" yet: no brief`], warnings: [], stdout: "" };
+  const brief = await (await openReasoning(store, options.session)).brief();
+  return {
+    actions: [`brief of "${options.session}" printed for the host (${source})`],
+    warnings: [],
+    stdout: `${brief.markdown.trimEnd()}\n\n(Forge: this brief is the reasoning saved before the ${source}; the \`forge\` tools or CLI continue it.)\n`,
+  };
+}
+
+/** pre-compact: a checkpoint with the compaction trigger, changed or not; with `files`, a snapshot when the files changed. */
+export async function preCompact(store: Store, input: HookInput, options: HookOptions & { readonly files?: boolean }): Promise<HookReport> {
+  const report = { actions: [] as string[], warnings: [] as string[] };
+  const rs = await openReasoning(store, options.session);
+  const before = (await rs.session.head()).checkpoint;
+  const cp = await rs.compactionWarning();
+  // setWorking with a checkpoint makes one even when nothing changed: the compaction is the event.
+  report.actions.push(
+    `checkpoint #${cp.seq} (${cp.trigger}) before the ${input.trigger ?? "context"} compaction${before && before.stateRoot === cp.stateRoot ? " (state unchanged since the last)" : ""}`,
+  );
+  if (options.files) {
+    await snapshotFiles(store, workspaceLocation(input, options), options, report, {
+      message: `before ${input.trigger ?? ""} compaction`.replace(/\s+/g, " "),
+      onlyIfChanged: true,
+    });
+  }
+  return { ...report, stdout: "" };
+}
+
+/** post-edit: the edited paths recorded as the agent's, then (unless `snapshot` is false) a snapshot. */
+export async function postEdit(store: Store, input: HookInput, options: HookOptions & { readonly snapshot?: boolean }): Promise<HookReport> {
+  const report = { actions: [] as string[], warnings: [] as string[] };
+  const paths = editedPaths(input);
+  const message = paths.length > 0 ? `after ${input.tool_name ?? "edit"} ${paths.join(", ")}` : `after ${input.tool_name ?? "a tool"}`;
+  await snapshotFiles(store, workspaceLocation(input, options), options, report, { message, edited: paths, recordOnly: options.snapshot === false });
+  return { ...report, stdout: "" };
+}
+
+/** stop: a closing checkpoint when the reasoning changed since the last, and (unless `files` is false) a snapshot when files changed. */
+export async function stop(store: Store, input: HookInput, options: HookOptions & { readonly files?: boolean }): Promise<HookReport> {
+  const report = { actions: [] as string[], warnings: [] as string[] };
+  const rs = await openReasoning(store, options.session);
+  if (await rs.dirty()) {
+    const cp = await rs.session.checkpointWorking({ message: "end of turn", trigger: "session-end", metadata: hostMetadata(input) });
+    report.actions.push(`checkpoint #${cp.seq} (session-end)`);
+  } else report.actions.push("reasoning unchanged since the last checkpoint: no checkpoint");
+  if (options.files !== false) await snapshotFiles(store, workspaceLocation(input, options), options, report, { message: "end of turn", onlyIfChanged: true });
+  return { ...report, stdout: "" };
 }
