@@ -8,8 +8,8 @@ import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { findForgeRoot } from "../../core/config.js";
 import { ForgeError } from "../../core/errors.js";
-import { HOOK_EVENTS, type HookEvent } from "../../integrations/hooks/events.js";
 import type { HookInput, HookReport } from "../../integrations/hooks/hooks.js";
+import { HOOK_EVENTS, type HookEvent } from "../../operations/hooks/input.js";
 import { STRATEGIES, type Strategy } from "../../operations/files/shared.js";
 import type { Store } from "../../timeline/store.js";
 import { CliContext, type GlobalOptions } from "../context.js";
@@ -100,16 +100,17 @@ async function hook(event: HookEvent, flags: HookFlags, global: GlobalOptions): 
   let stdout = "";
   try {
     // Loaded here, not at the top: every other forge command would pay for it.
-    const { hookCwd, parseHookInput } = await import("../../integrations/hooks/hooks.js");
+    const { readHostInput } = await import("../../operations/hooks/input.js");
     let input: HookInput = {};
+    let named: string | undefined;
     try {
-      input = parseHookInput(readStdin());
+      ({ input, cwd: named } = await readHostInput(readStdin()));
     } catch (e) {
       // A malformed input does not stop the hook: what it is for is in its name.
       if (strict) throw e;
       say(event, `${(e as Error).message}; going on without it`);
     }
-    const cwd = hookCwd(input) ?? process.cwd();
+    const cwd = named ?? process.cwd();
     if (global.store === undefined && !process.env["FORGE_STORE"] && findForgeRoot(cwd) === undefined) {
       // A hook wired globally must not create stores in every folder the host visits.
       throw new ForgeError("STORE_UNAVAILABLE", `no Forge store for ${cwd}`, { hint: "run `forge init` in the project, or set FORGE_STORE" });
