@@ -95,7 +95,10 @@ function freshStore(dir: string): string {
 function workspaceBundle(dir: string, files: Record<string, Buffer | string>): Buffer {
   freshStore(dir);
   for (const [name, data] of Object.entries(files)) writeFileSync(join(dir, name), data);
-  for (const args of [["files", "snapshot", "tree"], ["checkpoint", "export", "--session", "workspace", "--output", "out.bundle"]]) {
+  for (const args of [
+    ["files", "snapshot", "tree"],
+    ["checkpoint", "export", "--session", "workspace", "--output", "out.bundle"],
+  ]) {
     const r = spawnSync(process.execPath, [FORGE_BIN, ...args], { cwd: dir, encoding: "utf8", env: { ...process.env, FORGE_STORE: "" } });
     if (r.status !== 0) throw new Error(`forge ${args.join(" ")} failed: ${r.stderr}`);
   }
@@ -113,7 +116,12 @@ async function storeHolding(dir: string, b: Bomb): Promise<void> {
     await store.backend.putObjects([{ hash: b.hash, data: b.stored }]);
     const big = Buffer.from(fileChunksText([[b.hash, b.rawBytes - 1]]));
     const root = Buffer.from(dirNodeText([[sha256(big), "big.log", "f", 0o644, b.rawBytes - 1]]));
-    await store.objects.putRaw(new Map([[sha256(big), big], [sha256(root), root]]));
+    await store.objects.putRaw(
+      new Map([
+        [sha256(big), big],
+        [sha256(root), root],
+      ]),
+    );
     await (await store.session("workspace", { kind: "workspace" })).checkpoint({ kind: "forge.files" }, { filesRoot: sha256(root), trigger: "files" });
   } finally {
     await store.close();
@@ -147,7 +155,11 @@ async function main(): Promise<void> {
     for (const mib of BOMBS_MIB) {
       log(`building the ${mib} MiB bomb`);
       const b = bomb(mib);
-      bundles.push({ what: `bomb: one \`b\` object of ${mib >= 1024 ? `${(mib / 1024).toFixed(1)} GiB` : `${mib} MiB`}`, bytes: withBigFile(base, b), bomb: b });
+      bundles.push({
+        what: `bomb: one \`b\` object of ${mib >= 1024 ? `${(mib / 1024).toFixed(1)} GiB` : `${mib} MiB`}`,
+        bytes: withBigFile(base, b),
+        bomb: b,
+      });
     }
     // The anchor: an honest bundle as big as the largest bomb's, of incompressible files.
     const largest = Math.max(...bundles.map((b) => b.bytes.length));
@@ -162,7 +174,13 @@ async function main(): Promise<void> {
     const honestTarget = freshStore(join(dir, "honest-target"));
     const honestImport = forge(honestTarget, ["checkpoint", "import", honestFile]);
     if (honestImport.code !== 0) throw new Error(`the honest bundle was refused: ${honestImport.said}`);
-    rows.push({ what: "anchor: an ordinary workspace bundle", fileBytes: honest.length, inflated: inflatedSize(honest), imported: honestImport, fsck: forge(honestTarget, ["fsck"]) });
+    rows.push({
+      what: "anchor: an ordinary workspace bundle",
+      fileBytes: honest.length,
+      inflated: inflatedSize(honest),
+      imported: honestImport,
+      fsck: forge(honestTarget, ["fsck"]),
+    });
 
     for (const [i, b] of bundles.entries()) {
       const file = join(dir, `bomb-${i}.bundle`);
@@ -189,7 +207,9 @@ async function main(): Promise<void> {
         `| ${r.what} | ${formatBytes(r.fileBytes)} | ${formatBytes(r.inflated)} | ${outcome(r.imported)} · ${mib(r.imported.peakBytes)} · ${formatMs(r.imported.ms)} | ${ratio(r, r.imported.peakBytes)} | ${r.fsck.code} · ${mib(r.fsck.peakBytes)} · ${formatMs(r.fsck.ms)} | ${ratio(r, r.fsck.peakBytes)} |`,
     ),
   ];
-  const refusals = rows.filter((r) => r.imported.code !== 0).map((r) => `- ${r.what}: \`${r.imported.said.replace(/[0-9a-f]{64}/, (h) => `${h.slice(0, 12)}…`)}\``);
+  const refusals = rows
+    .filter((r) => r.imported.code !== 0)
+    .map((r) => `- ${r.what}: \`${r.imported.said.replace(/[0-9a-f]{64}/, (h) => `${h.slice(0, 12)}…`)}\``);
   const cpu = cpus();
   const env = `Node ${process.version}, ${cpu[0]?.model.trim() ?? "unknown CPU"} × ${cpu.length}, ${process.platform}/${process.arch}`;
   const out = [

@@ -16,18 +16,7 @@ import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore, type Session, type Store } from "../src/index.js";
 import { Floor, NaiveStore, sqliteFootprint, type Footprint } from "./lib/naive.js";
-import {
-  collectGarbage,
-  formatBytes,
-  formatMs,
-  formatPercent,
-  formatRatio,
-  msSince,
-  summarize,
-  timeAsync,
-  timeSync,
-  type Summary,
-} from "./lib/stats.js";
+import { collectGarbage, formatBytes, formatMs, formatPercent, formatRatio, msSince, summarize, timeAsync, timeSync, type Summary } from "./lib/stats.js";
 import { LogWorkload, ReasoningWorkload, Rng, applyImmutable, applyInPlace, type LogState, type ReasoningState } from "./lib/workloads.js";
 import { publish, runMain } from "./lib/report.js";
 
@@ -208,7 +197,9 @@ async function runWorkloadA(dir: string, floor: FloorResult): Promise<void> {
 
   // The first checkpoint writes every object; reported on its own, not in the medians.
   const first = await checkpointBoth(s, naive, state, 0);
-  log(`A: state ${formatBytes(first.jsonBytes)} JSON; first checkpoint forge ${formatMs(first.forgeMs)} (${formatBytes(first.forgeNewBytes)} new), naive ${formatMs(first.naiveMs)}`);
+  log(
+    `A: state ${formatBytes(first.jsonBytes)} JSON; first checkpoint forge ${formatMs(first.forgeMs)} (${formatBytes(first.forgeNewBytes)} new), naive ${formatMs(first.naiveMs)}`,
+  );
   for (let i = 1; i <= CONFIG.aWarmup; i++) {
     state = applyImmutable(state, wl.plan(state));
     await checkpointBoth(s, naive, state, i);
@@ -228,7 +219,13 @@ async function runWorkloadA(dir: string, floor: FloorResult): Promise<void> {
   const fA = summarize(measured.map((p) => p.forgeMs));
   const nA = summarize(measured.map((p) => p.naiveMs));
   const jsonA = summarize(measured.map((p) => p.jsonBytes));
-  row({ workload: W, metric: "first checkpoint (writes everything; not in the medians)", forge: formatMs(first.forgeMs), naive: formatMs(first.naiveMs), ratio: formatRatio(first.forgeMs, first.naiveMs) });
+  row({
+    workload: W,
+    metric: "first checkpoint (writes everything; not in the medians)",
+    forge: formatMs(first.forgeMs),
+    naive: formatMs(first.naiveMs),
+    ratio: formatRatio(first.forgeMs, first.naiveMs),
+  });
   latencyRows(W, "checkpoint latency", fA, nA, floor.write, 5);
 
   const newA = summarize(measured.map((p) => p.forgeNewBytes));
@@ -392,7 +389,9 @@ async function runWorkloadB(dir: string, floor: FloorResult): Promise<void> {
   const nFoot: Footprint = sqliteFootprint(naive.path);
   await store.close();
   naive.close();
-  log(`B: raw ${formatBytes(raw)}, forge new ${formatBytes(forgeNew)}, file ${formatBytes(fFoot.total)} (before truncate ${formatBytes(fFoot.before)}); gzip ${formatBytes(gz)}, file ${formatBytes(nFoot.total)}`);
+  log(
+    `B: raw ${formatBytes(raw)}, forge new ${formatBytes(forgeNew)}, file ${formatBytes(fFoot.total)} (before truncate ${formatBytes(fFoot.before)}); gzip ${formatBytes(gz)}, file ${formatBytes(nFoot.total)}`,
+  );
 
   const target = `< ${formatPercent(CONFIG.bTargetFraction)} of raw`;
   const yes = (x: number) => (x < CONFIG.bTargetFraction ? "yes" : "NO");

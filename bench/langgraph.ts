@@ -81,7 +81,11 @@ class Chat {
     this.#tools = Array.from({ length: 20 }, (_, i) => ({
       name: `tool_${i}`,
       description: this.#text.sentence(this.#rng.int(200, 400)),
-      parameters: { type: "object", properties: { query: { type: "string", description: this.#text.sentence(60) }, limit: { type: "integer" } }, required: ["query"] },
+      parameters: {
+        type: "object",
+        properties: { query: { type: "string", description: this.#text.sentence(60) }, limit: { type: "integer" } },
+        required: ["query"],
+      },
     }));
     this.#profile = { name: "Ada", locale: "en-GB", preferences: { tone: "brief", units: "metric" }, notes: [] };
   }
@@ -111,7 +115,11 @@ class Chat {
         // As LangGraph passes it: every channel's current value, the message list in full.
         channel_values: { messages: [...this.#messages], tools: this.#tools, system: this.#system, profile: this.#profile, turn: t },
         channel_versions: versions,
-        versions_seen: { __input__: {}, __start__: { __start__: t + 1 }, agent: { messages: versions["messages"] as number, profile: versions["profile"] as number } },
+        versions_seen: {
+          __input__: {},
+          __start__: { __start__: t + 1 },
+          agent: { messages: versions["messages"] as number, profile: versions["profile"] as number },
+        },
       },
       metadata: { source: "loop", step: t, parents: {} },
       newVersions: Object.fromEntries(changed.map((c) => [c, versions[c] as number])),
@@ -182,7 +190,12 @@ async function runWorkload(dir: string, shape: Shape, turns: number): Promise<Ma
   if (shape === "langchain") contenders.push(forgeContender(dir, "ForgeSaver-no-reuse", { reuseSerializable: false }));
   const savers = await Promise.all(contenders.map((c) => c.open()));
   const configs: RunnableConfig[] = contenders.map(() => ({ configurable: { thread_id: THREAD, checkpoint_ns: "" } }));
-  const results = new Map<string, Measured>(contenders.map((c) => [c.name, { put: [], putWrites: [], getTupleCold: 0, getTupleWarm: summarize([]), listMs: 0, listed: 0, bytes: 0, latest: undefined }]));
+  const results = new Map<string, Measured>(
+    contenders.map((c) => [
+      c.name,
+      { put: [], putWrites: [], getTupleCold: 0, getTupleWarm: summarize([]), listMs: 0, listed: 0, bytes: 0, latest: undefined },
+    ]),
+  );
   const chat = new Chat(1, shape);
   for (let t = 0; t < turns; t++) {
     const turn = chat.next();
@@ -415,7 +428,9 @@ async function main(): Promise<void> {
     "Each turn, for each saver: putWrites of the agent's new message against the previous checkpoint (task path as LangGraph gives it), then one put of the new checkpoint — channel_versions incremented for the channels that changed, newVersions naming only those, every channel value passed (the message list in full), as LangGraph's loop does. The checkpoint objects are the same for every saver; the savers take turns going first.",
     "Message shapes: plain JSON objects ({type, content, id}), and @langchain/core HumanMessage/AIMessage objects (what MessagesAnnotation holds; both savers serialize them with LangGraph's JsonPlusSerializer). ForgeSaver serializes an object met again as the same object once (LangGraph's reducers replace messages, never change them), and checks plain items of a list against what it stored before reusing that.",
     "SqliteSaver as shipped: journal_mode=WAL, SQLite's default synchronous=FULL (an fsync per commit), one row with the whole checkpoint per put. The synchronous=NORMAL column is the same saver on Forge's sqlite settings. ForgeSaver: forge-reasoning's sqlite backend (WAL, synchronous=NORMAL); one Forge checkpoint per put and per putWrites (see src/integrations/langgraph/forge-saver.ts).",
-    "Reads: after all puts every saver is closed; a fresh saver on the same file then makes one getTuple of the latest checkpoint (its first call: for ForgeSaver that includes reading the thread's index from the checkpoint rows), then " + WARM_READS + " more (median), then a list of the whole thread (every checkpoint with its pending writes, values revived). The savers' results are checked to agree on the latest checkpoint's values.",
+    "Reads: after all puts every saver is closed; a fresh saver on the same file then makes one getTuple of the latest checkpoint (its first call: for ForgeSaver that includes reading the thread's index from the checkpoint rows), then " +
+      WARM_READS +
+      " more (median), then a list of the whole thread (every checkpoint with its pending writes, values revived). The savers' results are checked to agree on the latest checkpoint's values.",
     "Database bytes: after closing, PRAGMA wal_checkpoint(TRUNCATE) on a fresh connection, then the database file plus its -wal file.",
     `Targets (from the issue): puts at least 2× faster (≤ ${TARGETS.put}× of the anchor's time) and a database at least 10× smaller (≤ ${TARGETS.bytes}×), against SqliteSaver as shipped. Latencies are wall time per call; ${WARMUP_TURNS} warm-up turns of each shape ran first on throwaway files.`,
     "The machine is noisy (±30 % between runs): read the ratios.",

@@ -93,7 +93,15 @@ function latencyRows(workload: string, what: string, forge: Summary, naive: Summ
 }
 
 function renderTable(): string {
-  const header: Row = { workload: "workload", metric: "metric", forge: "forge", naive: "naive anchor", ratio: "ratio (forge/naive)", target: "target (design · ours)", met: "met? (design · ours)" };
+  const header: Row = {
+    workload: "workload",
+    metric: "metric",
+    forge: "forge",
+    naive: "naive anchor",
+    ratio: "ratio (forge/naive)",
+    target: "target (design · ours)",
+    met: "met? (design · ours)",
+  };
   const cols = Object.keys(header) as (keyof Row)[];
   const line = (r: Row): string => "| " + cols.map((c) => r[c].replace(/\|/g, "\\|")).join(" | ") + " |";
   return [line(header), "| " + cols.map(() => "---").join(" | ") + " |", ...rows.map(line)].join("\n");
@@ -205,7 +213,9 @@ async function run(dir: string): Promise<{ jsonBytes: number; buildMs: number }>
   const f0 = await timeAsync(() => rs.checkpoint("initial"));
   const n0 = timeSync(() => naive.checkpoint(SESSION, firstState));
   const jsonBytes = n0.value.jsonBytes;
-  log(`state ${formatBytes(jsonBytes)} JSON (built in ${formatMs(buildMs)}); first checkpoint forge ${formatMs(f0.ms)} (${formatBytes(f0.value.sizes.newBytes)} new), naive ${formatMs(n0.ms)} (${formatBytes(n0.value.storedBytes)})`);
+  log(
+    `state ${formatBytes(jsonBytes)} JSON (built in ${formatMs(buildMs)}); first checkpoint forge ${formatMs(f0.ms)} (${formatBytes(f0.value.sizes.newBytes)} new), naive ${formatMs(n0.ms)} (${formatBytes(n0.value.storedBytes)})`,
+  );
   row({
     workload: W,
     metric: `first checkpoint (writes everything; not in the medians), state JSON ${formatBytes(jsonBytes)}`,

@@ -89,7 +89,8 @@ class AdrPostgres implements Anchor {
     );
   }
   async load(runId: string, nodeId: string): Promise<Uint8Array> {
-    return (await this.pool.query<{ data: Buffer }>("SELECT data FROM adr_checkpoints WHERE run_id = $1 AND node_id = $2", [runId, nodeId])).rows[0]?.data as Buffer;
+    return (await this.pool.query<{ data: Buffer }>("SELECT data FROM adr_checkpoints WHERE run_id = $1 AND node_id = $2", [runId, nodeId])).rows[0]
+      ?.data as Buffer;
   }
   async bytes(): Promise<number> {
     await this.pool.query("VACUUM adr_checkpoints");
@@ -118,7 +119,10 @@ function runWorkload(run: number): [string, Uint8Array][] {
   }
   return out;
 }
-const WORDS = "the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her she there one all we their can has more would will what if when".split(" ");
+const WORDS =
+  "the of and to in is that for it as was with be by on not he this are or his from at which but have an they you were her she there one all we their can has more would will what if when".split(
+    " ",
+  );
 
 interface Measured {
   save: number[];
@@ -127,7 +131,11 @@ interface Measured {
   logical: number;
 }
 
-async function measure(name: string, store: { save(r: string, n: string, d: Uint8Array): Promise<unknown>; load(r: string, n: string): Promise<Uint8Array> }, finish: () => Promise<number>): Promise<Measured> {
+async function measure(
+  name: string,
+  store: { save(r: string, n: string, d: Uint8Array): Promise<unknown>; load(r: string, n: string): Promise<Uint8Array> },
+  finish: () => Promise<number>,
+): Promise<Measured> {
   const save: number[] = [];
   const load: number[] = [];
   let logical = 0;
@@ -158,7 +166,9 @@ async function main(): Promise<void> {
   try {
     say(`# Run store: save and load, RunStore vs ADR-015's stores`);
     say();
-    say(`${RUNS} runs × ${NODES + 1} saves (JSON state 10–150 KB, the first node revisited at the end), ${cpus()[0]?.model ?? "?"} × ${cpus().length}, Node ${process.version}. Made by \`${COMMAND}\`.`);
+    say(
+      `${RUNS} runs × ${NODES + 1} saves (JSON state 10–150 KB, the first node revisited at the end), ${cpus()[0]?.model ?? "?"} × ${cpus().length}, Node ${process.version}. Made by \`${COMMAND}\`.`,
+    );
     say();
     const results: { backend: string; forge: Measured; anchor: Measured }[] = [];
 
@@ -213,10 +223,14 @@ async function main(): Promise<void> {
       say(`| ${backend} | save, p95 | ${formatMs(fs.p95)} | ${formatMs(as.p95)} | ${formatRatio(fs.p95, as.p95)} |`);
       say(`| ${backend} | load, median | ${formatMs(fl.median)} | ${formatMs(al.median)} | ${formatRatio(fl.median, al.median)} |`);
       say(`| ${backend} | load, p95 | ${formatMs(fl.p95)} | ${formatMs(al.p95)} | ${formatRatio(fl.p95, al.p95)} |`);
-      say(`| ${backend} | bytes kept (Forge with history, ADR latest only) | ${formatBytes(forge.bytes)} | ${formatBytes(anchor.bytes)} | ${formatRatio(forge.bytes, anchor.bytes)} |`);
+      say(
+        `| ${backend} | bytes kept (Forge with history, ADR latest only) | ${formatBytes(forge.bytes)} | ${formatBytes(anchor.bytes)} | ${formatRatio(forge.bytes, anchor.bytes)} |`,
+      );
     }
     say();
-    say(`Bytes saved in all: ${formatBytes(results[0]?.forge.logical ?? 0)} per backend. The ADR stores keep only each (run, node)'s latest bytes, uncompressed; Forge keeps every save (history) chunked, deduplicated and compressed.`);
+    say(
+      `Bytes saved in all: ${formatBytes(results[0]?.forge.logical ?? 0)} per backend. The ADR stores keep only each (run, node)'s latest bytes, uncompressed; Forge keeps every save (history) chunked, deduplicated and compressed.`,
+    );
     if (!QUICK) {
       const out = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "bench", "results", "runs.md");
       mkdirSync(dirname(out), { recursive: true });

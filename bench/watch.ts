@@ -104,7 +104,9 @@ class WatchChild {
       };
       const timer = setTimeout(() => {
         this.#waiters.delete(check);
-        reject(new Error(`forge watch did not print the line awaited in ${timeoutMs} ms; lines: ${JSON.stringify(this.lines.slice(from))}; stderr: ${this.#stderr}`));
+        reject(
+          new Error(`forge watch did not print the line awaited in ${timeoutMs} ms; lines: ${JSON.stringify(this.lines.slice(from))}; stderr: ${this.#stderr}`),
+        );
       }, timeoutMs);
       this.#waiters.add(check);
       check();
@@ -132,7 +134,9 @@ function inotifyWatches(): number {
       continue;
     }
     if (target !== "anon_inode:inotify") continue;
-    n += readFileSync(`/proc/self/fdinfo/${fd}`, "utf8").split("\n").filter((l) => l.startsWith("inotify wd:")).length;
+    n += readFileSync(`/proc/self/fdinfo/${fd}`, "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("inotify wd:")).length;
   }
   return n;
 }
@@ -197,13 +201,16 @@ async function main(): Promise<void> {
       const ms = msSince(t0);
       if (line.event !== "snapshot") throw new Error(`round ${i}: the watcher printed ${JSON.stringify(line)}`);
       const changes = line["changes"] as { modified: number };
-      if (changes.modified !== CONFIG.changed) throw new Error(`round ${i}: the snapshot holds ${JSON.stringify(changes)}, not ${CONFIG.changed} modified files`);
+      if (changes.modified !== CONFIG.changed)
+        throw new Error(`round ${i}: the snapshot holds ${JSON.stringify(changes)}, not ${CONFIG.changed} modified files`);
       latency.push(ms);
       work.push(ms - CONFIG.quietMs);
       reported.push(line["ms"] as number);
       walks.push(line["walk"] as string);
       gitMs.push(git.snapshot(`round ${i}`).ms);
-      log(`round ${i}: edit → stored ${formatMs(ms)} (snapshot ${formatMs(line["ms"] as number)}, walk ${line["walk"] as string}); git ${formatMs(gitMs.at(-1) as number)}`);
+      log(
+        `round ${i}: edit → stored ${formatMs(ms)} (snapshot ${formatMs(line["ms"] as number)}, walk ${line["walk"] as string}); git ${formatMs(gitMs.at(-1) as number)}`,
+      );
       await sleep(CONFIG.settleMs);
     }
 
@@ -214,7 +221,13 @@ async function main(): Promise<void> {
     const fullGit: number[] = [];
     const fullWalks: string[] = [];
     for (let i = 0; i < CONFIG.fullRounds; i++) {
-      const edits = planEdits(rng, root, tree.small.filter((p) => !p.startsWith(`${moving}/`)), CONFIG.changed, `full round ${i}`);
+      const edits = planEdits(
+        rng,
+        root,
+        tree.small.filter((p) => !p.startsWith(`${moving}/`)),
+        CONFIG.changed,
+        `full round ${i}`,
+      );
       const from = watcher.lines.length;
       const [a, b] = i % 2 === 0 ? [moving, `${moving}-moved`] : [`${moving}-moved`, moving];
       renameSync(join(root, a), join(root, b));
@@ -224,11 +237,14 @@ async function main(): Promise<void> {
       const ms = msSince(t0);
       if (line.event !== "snapshot") throw new Error(`full round ${i}: the watcher printed ${JSON.stringify(line)}`);
       const changes = line["changes"] as { modified: number };
-      if (changes.modified !== CONFIG.changed) throw new Error(`full round ${i}: the snapshot holds ${JSON.stringify(changes)}, not ${CONFIG.changed} modified files`);
+      if (changes.modified !== CONFIG.changed)
+        throw new Error(`full round ${i}: the snapshot holds ${JSON.stringify(changes)}, not ${CONFIG.changed} modified files`);
       fullWork.push(ms - CONFIG.quietMs);
       fullWalks.push(line["walk"] as string);
       fullGit.push(git.snapshot(`full round ${i}`).ms);
-      log(`full round ${i}: edit → stored ${formatMs(ms)} (snapshot ${formatMs(line["ms"] as number)}, walk ${line["walk"] as string}); git ${formatMs(fullGit.at(-1) as number)}`);
+      log(
+        `full round ${i}: edit → stored ${formatMs(ms)} (snapshot ${formatMs(line["ms"] as number)}, walk ${line["walk"] as string}); git ${formatMs(fullGit.at(-1) as number)}`,
+      );
       await sleep(CONFIG.settleMs);
     }
 
@@ -292,7 +308,9 @@ async function main(): Promise<void> {
     say();
     say("| measure | forge watch --files | anchor: shadow git | ratio | target | met? |");
     say("| --- | --- | --- | --- | --- | --- |");
-    say(`| edit of 10 files → snapshot stored, median (n=${L.n}), default quiet period ${CONFIG.quietMs / 1000} s included | ${formatMs(L.median)} | — | — | — | — |`);
+    say(
+      `| edit of 10 files → snapshot stored, median (n=${L.n}), default quiet period ${CONFIG.quietMs / 1000} s included | ${formatMs(L.median)} | — | — | — | — |`,
+    );
     say(
       `| … of which work (minus the quiet period), median · git \`add -A\` + \`commit\` of the same edit | ${formatMs(W.median)} | ${formatMs(G.median)} | ${formatRatio(W.median, G.median)} | no slower than git | ${W.median <= G.median ? "yes" : "NO"} |`,
     );
@@ -302,18 +320,26 @@ async function main(): Promise<void> {
     say(
       `| a burst the file events cannot vouch for (a folder renamed with the 10 edits): full walk through the stat cache, work median (n=${FW.n}) · walks full · git of the same | ${formatMs(FW.median)} · ${full} of ${fullWalks.length} | ${formatMs(FG.median)} | ${formatRatio(FW.median, FG.median)} | — | — |`,
     );
-    say(`| CPU while idle for ${Math.round(idleWall / 1000)} s (utime + stime of the watcher process) | ${formatMs(idleCpu)} = ${formatPercent(idleShare)} of a core | — | — | under 1 % of a core | ${idleShare < 0.01 ? "yes" : "NO"} |`);
+    say(
+      `| CPU while idle for ${Math.round(idleWall / 1000)} s (utime + stime of the watcher process) | ${formatMs(idleCpu)} = ${formatPercent(idleShare)} of a core | — | — | under 1 % of a core | ${idleShare < 0.01 ? "yes" : "NO"} |`,
+    );
     say(`| memory of the idle watcher (VmRSS) | ${(u1.rssBytes / 1024 / 1024).toFixed(1)} MiB | — | — | — | — |`);
     say(
       `| one full rescan, nothing changed (library, in process), median CPU (n=${RC.n}) · wall | ${formatMs(RC.median)} · ${formatMs(RW.median)} | — | — | — | — |`,
     );
     say(`| … as a share of a core at the default rescan interval (5 min) | ${formatPercent(rescanShare)} | — | — | — | — |`);
-    say(`| start: spawn → watching · → first snapshot of the whole tree | ${formatMs(startedMs)} · ${formatMs(firstMs)} | git's first add -A + commit ${formatMs(gitFirst.ms)} | ${formatRatio(firstMs, gitFirst.ms)} | — | — |`);
-    say(`| inotify watches to follow the tree, and time to set them up: one per folder (Forge) · Node's fs.watch recursive | ${oursWatches.toLocaleString("en")} in ${formatMs(oursMs)} | ${nodeWatches.toLocaleString("en")} in ${formatMs(nodeMs)} (Node) | ${formatRatio(oursWatches, nodeWatches)} | — | — |`);
+    say(
+      `| start: spawn → watching · → first snapshot of the whole tree | ${formatMs(startedMs)} · ${formatMs(firstMs)} | git's first add -A + commit ${formatMs(gitFirst.ms)} | ${formatRatio(firstMs, gitFirst.ms)} | — | — |`,
+    );
+    say(
+      `| inotify watches to follow the tree, and time to set them up: one per folder (Forge) · Node's fs.watch recursive | ${oursWatches.toLocaleString("en")} in ${formatMs(oursMs)} | ${nodeWatches.toLocaleString("en")} in ${formatMs(nodeMs)} (Node) | ${formatRatio(oursWatches, nodeWatches)} | — | — |`,
+    );
     say();
     say("Spread (min – max):");
     say();
-    say(`- edit → stored: ${formatMs(L.min)} – ${formatMs(L.max)}; work: ${formatMs(W.min)} – ${formatMs(W.max)}; the watcher's snapshot: ${formatMs(R.min)} – ${formatMs(R.max)}; git: ${formatMs(G.min)} – ${formatMs(G.max)}`);
+    say(
+      `- edit → stored: ${formatMs(L.min)} – ${formatMs(L.max)}; work: ${formatMs(W.min)} – ${formatMs(W.max)}; the watcher's snapshot: ${formatMs(R.min)} – ${formatMs(R.max)}; git: ${formatMs(G.min)} – ${formatMs(G.max)}`,
+    );
     say(`- full-walk bursts: work ${formatMs(FW.min)} – ${formatMs(FW.max)}; git ${formatMs(FG.min)} – ${formatMs(FG.max)}`);
     say(`- rescan CPU: ${formatMs(RC.min)} – ${formatMs(RC.max)}`);
     say();
@@ -329,7 +355,9 @@ async function main(): Promise<void> {
     say(
       "- Idle: after the rounds and 10 s of quiet (V8 runs its memory-reducing collections a few seconds after work), the watcher's CPU ticks (fields 14 + 15 of /proc/PID/stat) are read before and after the idle span; the watcher must print nothing meanwhile. Neither the 10-minute tick nor the 5-minute rescan falls in the span; the rescan row gives its cost separately.",
     );
-    say("- Watch set-up is measured in this process on the same tree: `TreeWatcher.sync()` against `fs.watch(root, { recursive: true })`, watches counted from /proc/self/fdinfo (Node's includes .forge/).");
+    say(
+      "- Watch set-up is measured in this process on the same tree: `TreeWatcher.sync()` against `fs.watch(root, { recursive: true })`, watches counted from /proc/self/fdinfo (Node's includes .forge/).",
+    );
     say("- The machine is shared and noisy (±30 % between runs): read ratios near 1× as a tie.");
     if (!QUICK) {
       const file = join(REPO, "bench", "results", "watch.md");

@@ -26,7 +26,18 @@ import { openStore } from "../src/index.js";
 import { Workspace } from "../src/domains/workspace/workspace.js";
 import { sqliteFootprint } from "./lib/naive.js";
 import { collectGarbage, formatBytes, formatMs, formatRatio, msSince, summarize, type Summary } from "./lib/stats.js";
-import { applyEdits, cleanEnv, generateTree, type GeneratedTree, listFiles, planEdits, runTimed, ShadowGit, usage, type Edit } from "./lib/workspace-fixtures.js";
+import {
+  applyEdits,
+  cleanEnv,
+  generateTree,
+  type GeneratedTree,
+  listFiles,
+  planEdits,
+  runTimed,
+  ShadowGit,
+  usage,
+  type Edit,
+} from "./lib/workspace-fixtures.js";
 import { Rng } from "./lib/workloads.js";
 import { publish, runMain } from "./lib/report.js";
 
@@ -288,9 +299,18 @@ async function runTree(dir: string, spec: TreeSpec): Promise<void> {
     log(`${spec.key}: first snapshot ${s} ${formatMs(first[s] as number)}`);
   }
   const gitFiles = c.git.trackedFiles();
-  expect(forgeFiles.cli === gitFiles && forgeFiles.lib === gitFiles, `${T} first snapshot`, `forge CLI saw ${forgeFiles.cli} files, library ${forgeFiles.lib}, git ${gitFiles}: not the same tree`);
+  expect(
+    forgeFiles.cli === gitFiles && forgeFiles.lib === gitFiles,
+    `${T} first snapshot`,
+    `forge CLI saw ${forgeFiles.cli} files, library ${forgeFiles.lib}, git ${gitFiles}: not the same tree`,
+  );
   const one = (ms: number | undefined) => summarize([ms ?? Number.NaN]);
-  timingRow(T, `first snapshot (${gitFiles.toLocaleString("en-US")} files, ${formatBytes(content.apparent)}), once each`, { cli: one(first.cli), lib: one(first.lib), git: one(first.git) }, "3x");
+  timingRow(
+    T,
+    `first snapshot (${gitFiles.toLocaleString("en-US")} files, ${formatBytes(content.apparent)}), once each`,
+    { cli: one(first.cli), lib: one(first.lib), git: one(first.git) },
+    "3x",
+  );
   row({ tree: T, operation: "  … git's split: add -A · commit", git: `${formatMs(gitSplit.addMs)} · ${formatMs(gitSplit.commitMs)}` });
   sizeRows(T, "after the first snapshot", forgeSize(roots.cli), forgeSize(roots.lib), gitSize(c.git.gitDir), firstNewBytes);
 
@@ -363,7 +383,11 @@ async function runTree(dir: string, spec: TreeSpec): Promise<void> {
         samples.restore.cli.push(r.ms);
       } else if (s === "lib") {
         const r = await c.lib((ws) => ws.restore("HEAD"));
-        expect(r.value.written.length === n && r.value.deleted.length === 0, `${T} library restore`, `${r.value.written.length} written, ${r.value.deleted.length} deleted`);
+        expect(
+          r.value.written.length === n && r.value.deleted.length === 0,
+          `${T} library restore`,
+          `${r.value.written.length} written, ${r.value.deleted.length} deleted`,
+        );
         samples.restore.lib.push(r.ms);
       } else samples.restore.git.push(c.git.restore().ms);
     }
@@ -377,7 +401,14 @@ async function runTree(dir: string, spec: TreeSpec): Promise<void> {
   timingRow(T, `restore ${n} changed files (forge files restore HEAD · git checkout -f HEAD -- .)`, sum(samples.restore));
 
   const snapshots = 1 + CONFIG.rounds * 4;
-  sizeRows(T, `at the end (forge ${snapshots} snapshots incl. restores' two each · git ${1 + CONFIG.rounds * 2} commits)`, forgeSize(roots.cli), forgeSize(roots.lib), gitSize(c.git.gitDir), undefined);
+  sizeRows(
+    T,
+    `at the end (forge ${snapshots} snapshots incl. restores' two each · git ${1 + CONFIG.rounds * 2} commits)`,
+    forgeSize(roots.cli),
+    forgeSize(roots.lib),
+    gitSize(c.git.gitDir),
+    undefined,
+  );
   for (const s of SYSTEMS) rmSync(roots[s], { recursive: true, force: true });
   rmSync(c.git.gitDir, { recursive: true, force: true });
 }
@@ -399,8 +430,20 @@ function processStart(dir: string): void {
     }
   }
   const [node, forge, git] = samples.map((s) => summarize(s)) as [Summary, Summary, Summary];
-  row({ tree: "process start", operation: `node -e 0 · git --version, median (n=${node.n})`, cli: formatMs(node.median), git: formatMs(git.median), ratio: formatRatio(node.median, git.median) });
-  row({ tree: "process start", operation: `node bin/forge.js --version (loads the whole CLI), median (n=${forge.n})`, cli: formatMs(forge.median), git: formatMs(git.median), ratio: formatRatio(forge.median, git.median) });
+  row({
+    tree: "process start",
+    operation: `node -e 0 · git --version, median (n=${node.n})`,
+    cli: formatMs(node.median),
+    git: formatMs(git.median),
+    ratio: formatRatio(node.median, git.median),
+  });
+  row({
+    tree: "process start",
+    operation: `node bin/forge.js --version (loads the whole CLI), median (n=${forge.n})`,
+    cli: formatMs(forge.median),
+    git: formatMs(git.median),
+    ratio: formatRatio(forge.median, git.median),
+  });
   log(`process start: node -e 0 ${formatMs(node.median)}, forge --version ${formatMs(forge.median)}, git --version ${formatMs(git.median)}`);
 }
 

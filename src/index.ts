@@ -63,8 +63,26 @@ export {
   type ConversationSaveOptions,
   type SavedConversation,
 } from "./domains/conversation/conversation-session.js";
-export { InvalidMessageError, checkMessage, checkMessages, ROLES, type Content, type ContentPart, type Message, type Role, type ToolCall } from "./domains/conversation/model.js";
-export { detectFormat, readMessages, writeMessages, INPUT_FORMATS, OUTPUT_FORMATS, type InputFormat, type OutputFormat } from "./domains/conversation/interchange.js";
+export {
+  InvalidMessageError,
+  checkMessage,
+  checkMessages,
+  ROLES,
+  type Content,
+  type ContentPart,
+  type Message,
+  type Role,
+  type ToolCall,
+} from "./domains/conversation/model.js";
+export {
+  detectFormat,
+  readMessages,
+  writeMessages,
+  INPUT_FORMATS,
+  OUTPUT_FORMATS,
+  type InputFormat,
+  type OutputFormat,
+} from "./domains/conversation/interchange.js";
 export { fromOpenAIMessages, toOpenAIMessages, type OpenAIMessage, type OpenAIToolCall } from "./domains/conversation/openai.js";
 export {
   fromLangChainMessages,

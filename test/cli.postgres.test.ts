@@ -40,7 +40,9 @@ describe("forge CLI on a PostgreSQL store", () => {
       const versions = await client.query(`SELECT version FROM "${schema}".forge_migrations ORDER BY version`);
       expect(versions.rows.length).toBeGreaterThan(0);
       const tables = await client.query("SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name", [schema]);
-      expect(tables.rows.map((t: { table_name: string }) => t.table_name)).toEqual(expect.arrayContaining(["forge_checkpoints", "forge_objects", "forge_sessions"]));
+      expect(tables.rows.map((t: { table_name: string }) => t.table_name)).toEqual(
+        expect.arrayContaining(["forge_checkpoints", "forge_objects", "forge_sessions"]),
+      );
     } finally {
       await client.end();
     }

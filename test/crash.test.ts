@@ -124,18 +124,22 @@ function describeCrashes(plan: CrashPlan): void {
     });
 
     it("seqs stay 1..N with no gap or duplicate across crashes", () => {
-      const broken = observations
-        .filter((o) => !o.seqs.every((seq, i) => seq === i + 1))
-        .map((o) => `kill ${o.kill}: ${o.seqs.join(",")}`);
+      const broken = observations.filter((o) => !o.seqs.every((seq, i) => seq === i + 1)).map((o) => `kill ${o.kill}: ${o.seqs.join(",")}`);
       expect(broken, where).toEqual([]);
     });
 
     it("each writer ran until the kill, reporting no error, and later writers kept adding checkpoints", () => {
       expect(observations).toHaveLength(plan.kills);
-      expect(observations.filter((o) => !o.killedBySignal || o.stderr !== "").map((o) => `kill ${o.kill}: ${o.stderr}`), where).toEqual([]);
+      expect(
+        observations.filter((o) => !o.killedBySignal || o.stderr !== "").map((o) => `kill ${o.kill}: ${o.stderr}`),
+        where,
+      ).toEqual([]);
       // Writers waited on for their first line made checkpoints before dying: the kills landed mid-work.
       const working = observations.filter((o) => o.kill % 7 !== 3);
-      expect(working.every((o) => o.printed >= 1), where).toBe(true);
+      expect(
+        working.every((o) => o.printed >= 1),
+        where,
+      ).toBe(true);
       const last = observations[observations.length - 1];
       expect(last?.seqs.length ?? 0, where).toBeGreaterThanOrEqual(working.length);
     });

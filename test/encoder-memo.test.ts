@@ -170,7 +170,11 @@ type Op =
 const text = fc.string({ minLength: 1, maxLength: 40 }).filter((s) => s.trim() !== "");
 const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant("hypothesis" as const), text }),
-  fc.record({ op: fc.constant("status" as const), pick: fc.nat(), status: fc.constantFrom("testing" as const, "confirmed" as const, "rejected" as const, "proposed" as const) }),
+  fc.record({
+    op: fc.constant("status" as const),
+    pick: fc.nat(),
+    status: fc.constantFrom("testing" as const, "confirmed" as const, "rejected" as const, "proposed" as const),
+  }),
   fc.record({ op: fc.constant("confidence" as const), pick: fc.nat(), value: fc.double({ min: 0, max: 1, noNaN: true }) }),
   fc.record({ op: fc.constant("evidence" as const), pick: fc.nat(), kind: fc.constantFrom("supports" as const, "refutes" as const, "neutral" as const), text }),
   fc.record({ op: fc.constant("belief" as const), pick: fc.nat(), text }),

@@ -72,7 +72,9 @@ describe("postgres connection faults", () => {
       const write = session.checkpoint({ i: 2 });
       // Wait until Forge's connection is blocked on the lock, then kill it.
       for (let tries = 0; ; tries++) {
-        const waiting = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = $1", [`forge:${schema}`]);
+        const waiting = await client.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name = $1", [
+          `forge:${schema}`,
+        ]);
         if ((waiting.rows[0] as { n: number }).n > 0) break;
         if (tries > 200) throw new Error("Forge's write never waited for the lock");
         await new Promise((r) => setTimeout(r, 10));

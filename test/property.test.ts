@@ -44,10 +44,7 @@ const anyJson = fc.oneof(json({ maxDepth: 6, depthSize: "medium" }), json({ maxD
 const deeplyNested = fc
   .tuple(
     fc.array(
-      fc.record(
-        { asArray: fc.boolean(), key: fc.string({ unit: "grapheme", maxLength: 6 }), sibling: json({ maxDepth: 1 }) },
-        { noNullPrototype: true },
-      ),
+      fc.record({ asArray: fc.boolean(), key: fc.string({ unit: "grapheme", maxLength: 6 }), sibling: json({ maxDepth: 1 }) }, { noNullPrototype: true }),
       { minLength: 55, maxLength: 65 },
     ),
     json({ maxDepth: 2 }),

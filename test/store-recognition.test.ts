@@ -79,9 +79,11 @@ describe.each(FOREIGN_FILES)("forge --store sqlite: at $what", ({ name, make, sq
     path = join(dir.path, name);
     make(path);
     before = { bytes: readFileSync(path), siblings: readdirSync(dir.path).sort(), facts: sqlite ? sqliteFacts(path) : null };
-    runs = [["checkpoint", "list"], ["session", "list"], ["checkpoint", "create", "x", "--state", "-"]].map((args) =>
-      forge(dir.path, [...args, "--store", `sqlite:${path}`], '{"step":1}'),
-    );
+    runs = [
+      ["checkpoint", "list"],
+      ["session", "list"],
+      ["checkpoint", "create", "x", "--state", "-"],
+    ].map((args) => forge(dir.path, [...args, "--store", `sqlite:${path}`], '{"step":1}'));
   });
   afterAll(() => dir.remove());
 

@@ -21,9 +21,7 @@ interface PoolModule {
 describe("the compression pool", () => {
   it("packs a batch over 1 MB on the worker into objects that unpack to the same bytes", async () => {
     const pool = await built<PoolModule>("objects/compress-pool.js");
-    const items = Array.from({ length: 40 }, (_, i) =>
-      i % 2 === 0 ? Buffer.from(`text ${i} `.repeat(5_000)) : randomBytes(30_000),
-    );
+    const items = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? Buffer.from(`text ${i} `.repeat(5_000)) : randomBytes(30_000)));
     const packed = await pool.packMany(items, "fast");
     expect(packed).toHaveLength(items.length);
     packed.forEach((stored, i) => {

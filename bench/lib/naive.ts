@@ -89,7 +89,7 @@ export class Floor {
   readonly #db: Db;
   readonly #insert: Database.Statement;
   readonly #select: Database.Statement;
-  readonly #payload = Buffer.from("{\"tiny\":true}");
+  readonly #payload = Buffer.from('{"tiny":true}');
   #seq = 0;
 
   constructor(path: string) {

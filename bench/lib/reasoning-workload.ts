@@ -25,7 +25,18 @@ export type ChangeKind = (typeof CHANGE_KINDS)[number];
 const MODULES = ["scheduler", "cache", "parser", "http", "auth", "queue", "db", "worker", "config", "router", "session", "encoder"];
 const EVIDENCE_KINDS: readonly EvidenceKind[] = ["supports", "supports", "refutes", "neutral"];
 /** Statuses at build time; the steps only toggle proposed ↔ testing (see `change`). */
-const BUILD_STATUSES: readonly HypothesisStatus[] = ["proposed", "proposed", "proposed", "testing", "testing", "testing", "testing", "confirmed", "rejected", "abandoned"];
+const BUILD_STATUSES: readonly HypothesisStatus[] = [
+  "proposed",
+  "proposed",
+  "proposed",
+  "testing",
+  "testing",
+  "testing",
+  "testing",
+  "confirmed",
+  "rejected",
+  "abandoned",
+];
 
 export class ReasoningBuilder {
   readonly #rng: Rng;

@@ -20,10 +20,62 @@ export interface GeneratedTree {
 }
 
 const WORDS = [
-  "const", "let", "return", "function", "import", "export", "from", "if", "else", "for", "await", "async", "new", "this", "null",
-  "value", "result", "options", "config", "state", "items", "index", "count", "path", "name", "data", "error", "event", "node",
-  "parent", "child", "buffer", "stream", "session", "store", "cache", "hash", "tree", "file", "folder", "snapshot", "restore",
-  "read", "write", "open", "close", "update", "create", "delete", "list", "map", "filter", "reduce", "push", "length", "size",
+  "const",
+  "let",
+  "return",
+  "function",
+  "import",
+  "export",
+  "from",
+  "if",
+  "else",
+  "for",
+  "await",
+  "async",
+  "new",
+  "this",
+  "null",
+  "value",
+  "result",
+  "options",
+  "config",
+  "state",
+  "items",
+  "index",
+  "count",
+  "path",
+  "name",
+  "data",
+  "error",
+  "event",
+  "node",
+  "parent",
+  "child",
+  "buffer",
+  "stream",
+  "session",
+  "store",
+  "cache",
+  "hash",
+  "tree",
+  "file",
+  "folder",
+  "snapshot",
+  "restore",
+  "read",
+  "write",
+  "open",
+  "close",
+  "update",
+  "create",
+  "delete",
+  "list",
+  "map",
+  "filter",
+  "reduce",
+  "push",
+  "length",
+  "size",
 ];
 const PUNCT = [" = ", "(", ")", "; ", ", ", ".", " => ", " { ", " }", "[", "]", " + ", " === ", ": "];
 
@@ -271,6 +323,8 @@ export class ShadowGit {
 
   /** How many paths HEAD's tree holds. */
   trackedFiles(): number {
-    return this.run(["ls-tree", "-r", "-z", "--name-only", "HEAD"]).stdout.split("\0").filter((s) => s !== "").length;
+    return this.run(["ls-tree", "-r", "-z", "--name-only", "HEAD"])
+      .stdout.split("\0")
+      .filter((s) => s !== "").length;
   }
 }

@@ -26,5 +26,11 @@ export function wholeNumber(value: string): number {
 
 /** "a,b, c" → ["a", "b", "c"]; repeated options accumulate. */
 export function commaList(value: string, previous: string[] = []): string[] {
-  return [...previous, ...value.split(",").map((s) => s.trim()).filter((s) => s !== "")];
+  return [
+    ...previous,
+    ...value
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== ""),
+  ];
 }

@@ -20,7 +20,11 @@ export class CliContext extends OperationContext {
 
   constructor(global: GlobalOptions) {
     const bar = progressBar();
-    super({ ...(global.store !== undefined && { store: global.store }), ...(global.session !== undefined && { session: global.session }), ...(bar.onProgress && { onProgress: bar.onProgress }) });
+    super({
+      ...(global.store !== undefined && { store: global.store }),
+      ...(global.session !== undefined && { session: global.session }),
+      ...(bar.onProgress && { onProgress: bar.onProgress }),
+    });
     this.#bar = bar;
     this.global = global;
   }

@@ -11,16 +11,14 @@ import { bytes, c, localTime, printJson, println } from "./output.js";
 import { renderTimeline } from "./timeline-graph.js";
 
 export function demoCommand(): Command {
-  return new Command("demo")
-    .description("play a short debugging story on a store and narrate it (a fresh temporary store unless --store is given)")
-    .action(
-      run(async (ctx) => {
-        const url = ctx.global.store ?? `sqlite:${join(mkdtempSync(join(tmpdir(), "forge-demo-")), ".forge", "forge.db")}`;
-        const { playDemo } = await import("../operations/demo/story.js");
-        const result = await playDemo(url, narrator(ctx.json ? () => undefined : println));
-        if (ctx.json) printJson(result);
-      }),
-    );
+  return new Command("demo").description("play a short debugging story on a store and narrate it (a fresh temporary store unless --store is given)").action(
+    run(async (ctx) => {
+      const url = ctx.global.store ?? `sqlite:${join(mkdtempSync(join(tmpdir(), "forge-demo-")), ".forge", "forge.db")}`;
+      const { playDemo } = await import("../operations/demo/story.js");
+      const result = await playDemo(url, narrator(ctx.json ? () => undefined : println));
+      if (ctx.json) printJson(result);
+    }),
+  );
 }
 
 /** The story on a terminal: colours, aligned times and sizes. */
@@ -32,7 +30,9 @@ function narrator(say: (line: string) => void): Narrator {
     step: (at, text) => say(`${c.dim(localTime(at).slice(11, 16))}  ${text}`),
     checkpoint: (kind, cp) => {
       const tags = cp.tags.length ? c.magenta(` [${cp.tags.join(", ")}]`) : "";
-      say(`       ${c.green("✓")} ${kind} checkpoint ${c.bold(`#${cp.seq}`)} "${cp.message}"${tags} — ${bytes(cp.sizes.logicalBytes)} of state, ${bytes(cp.sizes.newBytes)} new on disk`);
+      say(
+        `       ${c.green("✓")} ${kind} checkpoint ${c.bold(`#${cp.seq}`)} "${cp.message}"${tags} — ${bytes(cp.sizes.logicalBytes)} of state, ${bytes(cp.sizes.newBytes)} new on disk`,
+      );
     },
     warning: (text) => say(`       ${c.red("⚠")} ${text.trimStart()}`),
     changes: (summary, changes) => {
@@ -47,6 +47,7 @@ function narrator(say: (line: string) => void): Narrator {
       for (const line of markdown.trimEnd().split("\n")) say(`  ${c.dim("│")} ${line}`);
     },
     gc: (deleted, freed, live) => say(`  gc freed ${deleted} objects (${bytes(freed)}); ${live} still in use`),
-    fsck: (ok, objects, checkpoints) => say(`  fsck: ${ok ? c.green("the store is whole") : c.red("damaged!")} (${objects} objects, ${checkpoints} checkpoints)`),
+    fsck: (ok, objects, checkpoints) =>
+      say(`  fsck: ${ok ? c.green("the store is whole") : c.red("damaged!")} (${objects} objects, ${checkpoints} checkpoints)`),
   };
 }

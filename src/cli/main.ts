@@ -17,7 +17,24 @@ const MODULES: readonly { readonly names: readonly string[]; readonly load: () =
   { names: ["milestone"], load: async () => [(await import("./commands/milestone.js")).milestoneCommand()] },
   { names: ["session"], load: async () => [(await import("./commands/store.js")).sessionCommand()] },
   {
-    names: ["hypothesis", "hyp", "evidence", "belief", "contradictions", "gap", "note", "task", "verify", "run", "brief", "recover", "code", "branch", "switch", "branches"],
+    names: [
+      "hypothesis",
+      "hyp",
+      "evidence",
+      "belief",
+      "contradictions",
+      "gap",
+      "note",
+      "task",
+      "verify",
+      "run",
+      "brief",
+      "recover",
+      "code",
+      "branch",
+      "switch",
+      "branches",
+    ],
     load: async () => (await import("./commands/reasoning.js")).reasoningCommands(),
   },
   { names: ["files"], load: async () => [(await import("./commands/files.js")).filesCommand()] },
@@ -56,7 +73,7 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
     .description("Checkpoints and time travel for AI agents")
     .version(VERSION, "-V, --version")
     .option("--store <url>", "the store: sqlite:PATH, postgres://…, file:DIR or memory: (default: FORGE_STORE, else the nearest .forge/forge.db)")
-    .option("--session <name>", "the session to work in (default: FORGE_SESSION, else \"default\")")
+    .option("--session <name>", 'the session to work in (default: FORGE_SESSION, else "default")')
     .option("--json", "print JSON for scripts")
     .showHelpAfterError("(run with --help for usage)")
     .configureOutput({

@@ -39,11 +39,7 @@ export class ForgeError extends Error {
   readonly hint: string | undefined;
   readonly data: Readonly<Record<string, unknown>>;
 
-  constructor(
-    code: ForgeErrorCode,
-    message: string,
-    options: { hint?: string; data?: Record<string, unknown>; cause?: unknown } = {},
-  ) {
+  constructor(code: ForgeErrorCode, message: string, options: { hint?: string; data?: Record<string, unknown>; cause?: unknown } = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
@@ -61,11 +57,10 @@ export class CheckpointNotFoundError extends ForgeError {
 export class AmbiguousRefError extends ForgeError {
   readonly candidates: readonly string[];
   constructor(ref: string, candidates: readonly string[]) {
-    super(
-      "AMBIGUOUS_REF",
-      `"${ref}" matches ${candidates.length} checkpoints: ${candidates.join(", ")}`,
-      { hint: "type more characters of the id", data: { ref, candidates } },
-    );
+    super("AMBIGUOUS_REF", `"${ref}" matches ${candidates.length} checkpoints: ${candidates.join(", ")}`, {
+      hint: "type more characters of the id",
+      data: { ref, candidates },
+    });
     this.candidates = candidates;
   }
 }

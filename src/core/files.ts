@@ -11,7 +11,14 @@ export function writeFileAtomic(path: string, data: string | Uint8Array): void {
   } catch (e) {
     rmSync(tmp, { force: true });
     const code = (e as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? "its folder does not exist" : code === "EACCES" || code === "EPERM" ? "permission denied" : code === "EISDIR" ? "it is a folder" : (e as Error).message;
+    const why =
+      code === "ENOENT"
+        ? "its folder does not exist"
+        : code === "EACCES" || code === "EPERM"
+          ? "permission denied"
+          : code === "EISDIR"
+            ? "it is a folder"
+            : (e as Error).message;
     throw new ForgeError("INVALID_ARGUMENT", `cannot write ${path}: ${why}`, { hint: "name a file in a folder that exists and you can write to", cause: e });
   }
 }

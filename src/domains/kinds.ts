@@ -28,7 +28,12 @@ export type StateComparison =
       /** The second side's messages after the common part. */
       readonly added: readonly MessageView[];
     }
-  | { readonly kind: "json"; readonly summary: string; readonly changes: readonly Change[]; readonly counts: { readonly added: number; readonly removed: number; readonly changed: number } }
+  | {
+      readonly kind: "json";
+      readonly summary: string;
+      readonly changes: readonly Change[];
+      readonly counts: { readonly added: number; readonly removed: number; readonly changed: number };
+    }
   /** Workspace snapshots: their state is a summary of the files, so the file changes say it all. */
   | { readonly kind: "files"; readonly summary: string };
 

@@ -24,7 +24,10 @@ export function registerOperation(server: McpServer, ctx: OperationContext, op: 
     (async (args: never): Promise<CallToolResult> => {
       try {
         const result = await op.run(ctx, args);
-        return { content: [{ type: "text", text: op.text?.(result) ?? JSON.stringify(result, null, 2) }], structuredContent: result as Record<string, unknown> };
+        return {
+          content: [{ type: "text", text: op.text?.(result) ?? JSON.stringify(result, null, 2) }],
+          structuredContent: result as Record<string, unknown>,
+        };
       } catch (e) {
         return { content: [{ type: "text", text: errorText(e) }], isError: true };
       }

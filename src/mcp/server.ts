@@ -20,7 +20,10 @@ const INSTRUCTIONS = `Forge keeps checkpoints of your working state so nothing i
 
 export function createMcpServer(options: ContextOptions = {}): { server: McpServer; context: OperationContext } {
   const context = new OperationContext(options);
-  const server = new McpServer({ name: "forge", title: "Forge checkpoints", version: VERSION }, { instructions: INSTRUCTIONS, capabilities: { tools: {}, resources: {} } });
+  const server = new McpServer(
+    { name: "forge", title: "Forge checkpoints", version: VERSION },
+    { instructions: INSTRUCTIONS, capabilities: { tools: {}, resources: {} } },
+  );
   for (const op of MCP_OPERATIONS) registerOperation(server, context, op);
 
   server.registerResource(
@@ -80,9 +83,17 @@ function refusePrototypeKeyArguments(transport: StdioServerTransport): void {
   transport.onmessage = (message: JSONRPCMessage) => {
     const m = message as { method?: unknown; id?: unknown; params?: { name?: unknown; arguments?: unknown } };
     const args = m.params?.arguments;
-    if (m.method === "tools/call" && (typeof m.id === "string" || typeof m.id === "number") && typeof args === "object" && args !== null && Object.hasOwn(args, UNSEEN_ARGUMENT)) {
+    if (
+      m.method === "tools/call" &&
+      (typeof m.id === "string" || typeof m.id === "number") &&
+      typeof args === "object" &&
+      args !== null &&
+      Object.hasOwn(args, UNSEEN_ARGUMENT)
+    ) {
       const text = `forge: unknown argument "${UNSEEN_ARGUMENT}" of tool ${JSON.stringify(m.params?.name)}: no tool takes an argument by that name`;
-      transport.send({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text }], isError: true } }).catch((e: unknown) => transport.onerror?.(e as Error));
+      transport
+        .send({ jsonrpc: "2.0", id: m.id, result: { content: [{ type: "text", text }], isError: true } })
+        .catch((e: unknown) => transport.onerror?.(e as Error));
       return;
     }
     deliver?.(message);

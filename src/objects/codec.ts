@@ -103,7 +103,11 @@ export function storedKind(stored: Uint8Array): number | undefined {
 }
 
 function tooLarge(hash: Hash, limit: number): ObjectTooLargeError {
-  return new ObjectTooLargeError(hash, `it holds more than ${formatBytes(limit)}, the most ${limit === maxRawBytes(0x62) ? "a file's bytes or chunk" : "any object"} may hold`, limit);
+  return new ObjectTooLargeError(
+    hash,
+    `it holds more than ${formatBytes(limit)}, the most ${limit === maxRawBytes(0x62) ? "a file's bytes or chunk" : "any object"} may hold`,
+    limit,
+  );
 }
 
 /** What streaming an object's verification found: its raw size and its first line (or first `keep` bytes). */

@@ -148,7 +148,8 @@ function string(b: Uint8Array, i: number, end: number, fail: (why: string) => ne
         continue;
       }
       // " \ / b f n r t
-      if (e !== 0x22 && e !== 0x5c && e !== 0x2f && e !== 0x62 && e !== 0x66 && e !== 0x6e && e !== 0x72 && e !== 0x74) fail("a string holds an unknown escape");
+      if (e !== 0x22 && e !== 0x5c && e !== 0x2f && e !== 0x62 && e !== 0x66 && e !== 0x6e && e !== 0x72 && e !== 0x74)
+        fail("a string holds an unknown escape");
       i += 2;
       continue;
     }

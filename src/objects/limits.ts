@@ -53,7 +53,8 @@ export function maxRawBytes(kind: number | undefined): number {
 export function objectLimitProblem(raw: Uint8Array): string | null {
   const kind = raw[0];
   const max = maxRawBytes(kind);
-  if (raw.length > max) return `it is ${formatBytes(raw.length)}, more than the ${formatBytes(max)} ${kind === B ? "a file's bytes or chunk" : "any object"} may hold`;
+  if (raw.length > max)
+    return `it is ${formatBytes(raw.length)}, more than the ${formatBytes(max)} ${kind === B ? "a file's bytes or chunk" : "any object"} may hold`;
   if (kind === B) return null;
   const nl = raw.indexOf(NL);
   const list = nl < 0 ? raw.length : nl;

@@ -123,10 +123,7 @@ function isRef(r: unknown): boolean {
 }
 
 function isEntry(e: unknown): boolean {
-  return (
-    Array.isArray(e) && e.length === 2 && typeof e[0] === "string" && HASH.test(e[0]) &&
-    typeof e[1] === "number" && Number.isInteger(e[1]) && e[1] >= 0
-  );
+  return Array.isArray(e) && e.length === 2 && typeof e[0] === "string" && HASH.test(e[0]) && typeof e[1] === "number" && Number.isInteger(e[1]) && e[1] >= 0;
 }
 
 /**
@@ -150,7 +147,10 @@ function checkDirEntries(hash: Hash, entries: readonly unknown[]): void {
     if (why !== null) throw new CorruptObjectError(hash, why);
     const name = (e as DirEntry)[1];
     if (previous !== undefined && !(previous < name)) {
-      throw new CorruptObjectError(hash, previous === name ? `its folder lists ${JSON.stringify(name)} twice` : `its folder lists ${JSON.stringify(name)} out of order`);
+      throw new CorruptObjectError(
+        hash,
+        previous === name ? `its folder lists ${JSON.stringify(name)} twice` : `its folder lists ${JSON.stringify(name)} out of order`,
+      );
     }
     previous = name;
   }
@@ -186,7 +186,8 @@ export function placeChildren(hash: Hash, value: unknown, refs: readonly JsonRef
     for (let i = 1; ; i++) {
       const key = ref[i] as PathKey;
       const ok =
-        typeof target === "object" && target !== null &&
+        typeof target === "object" &&
+        target !== null &&
         (Array.isArray(target) ? typeof key === "number" && key < target.length : typeof key === "string" && Object.hasOwn(target, key));
       if (!ok) throw new CorruptObjectError(hash, `its child reference ${JSON.stringify(ref.slice(1))} leads to nothing in its body`);
       const at = target as Record<PathKey, unknown>;

@@ -91,7 +91,10 @@ export class ObjectStore {
         throw new ForgeError("INVALID_STATE", `object ${hash} (a ${JSON.stringify(String.fromCharCode(raw[0] ?? 0))} node) cannot be stored: ${problem}`);
       }
     }
-    const data = await packMany(missing.map((hash) => objects.get(hash) as Buffer), effort);
+    const data = await packMany(
+      missing.map((hash) => objects.get(hash) as Buffer),
+      effort,
+    );
     const packed = missing.map((hash, i) => ({ hash, data: data[i] as Uint8Array }));
     const newBytes = packed.length > 0 ? await this.#backend.putObjects(packed) : 0;
     for (const h of wanted) this.#known.add(h);

@@ -111,12 +111,9 @@ class TreeDiff {
     const cb = b.chunks;
     let head = 0;
     let offset = 0;
-    while (head < ca.length && head < cb.length && ca[head]?.[0] === cb[head]?.[0]) offset += (ca[head] as [Hash, number])[1], head++;
+    while (head < ca.length && head < cb.length && ca[head]?.[0] === cb[head]?.[0]) (offset += (ca[head] as [Hash, number])[1]), head++;
     let tail = 0;
-    while (
-      tail < ca.length - head && tail < cb.length - head &&
-      ca[ca.length - 1 - tail]?.[0] === cb[cb.length - 1 - tail]?.[0]
-    ) tail++;
+    while (tail < ca.length - head && tail < cb.length - head && ca[ca.length - 1 - tail]?.[0] === cb[cb.length - 1 - tail]?.[0]) tail++;
     const itemsA = await this.items(ca.slice(head, ca.length - tail));
     const itemsB = await this.items(cb.slice(head, cb.length - tail));
     await this.arrays(itemsA, itemsB, offset, path);

@@ -12,7 +12,39 @@
 import { InvalidStateError } from "../core/errors.js";
 import { hashBits, sha256, type Hash } from "./hash.js";
 import { arrayNodeText, jsonNodeText, type ChunkEntry, type JsonRef, type PathKey } from "./node.js";
-import { BadValue, EMPTY_ENCS, EMPTY_KEYS, EMPTY_KIDS, FALSE, NO_REFS, NULL, PLACEHOLDER, REF_WEIGHT, TRUE, TWO_32, checkPrototype, enc, findBad, fnv1a, formatPath, indexKeys, internKeys, ownOnly, prefixed, quoteKey, sameRun, type ChunkMemo, type Enc, type EncodedTree, type GroupMemo, type Kid, type Memo, type Primitive, type TreeMemo, type UnchangedHint } from "./value-memo.js";
+import {
+  BadValue,
+  EMPTY_ENCS,
+  EMPTY_KEYS,
+  EMPTY_KIDS,
+  FALSE,
+  NO_REFS,
+  NULL,
+  PLACEHOLDER,
+  REF_WEIGHT,
+  TRUE,
+  TWO_32,
+  checkPrototype,
+  enc,
+  findBad,
+  fnv1a,
+  formatPath,
+  indexKeys,
+  internKeys,
+  ownOnly,
+  prefixed,
+  quoteKey,
+  sameRun,
+  type ChunkMemo,
+  type Enc,
+  type EncodedTree,
+  type GroupMemo,
+  type Kid,
+  type Memo,
+  type Primitive,
+  type TreeMemo,
+  type UnchangedHint,
+} from "./value-memo.js";
 
 export type { EncodedTree, TreeMemo, UnchangedHint } from "./value-memo.js";
 
@@ -66,18 +98,14 @@ class Encoder {
     const only = e.refs[0];
     // A root that was itself split off (a long string, a chunked array) is its own node.
     const rootHash =
-      e.text === PLACEHOLDER && e.refs.length === 1 && only !== undefined && only.length === 1
-        ? only[0]
-        : this.#node(jsonNodeText(e.refs, e.text));
+      e.text === PLACEHOLDER && e.refs.length === 1 && only !== undefined && only.length === 1 ? only[0] : this.#node(jsonNodeText(e.refs, e.text));
     return { root, rootEnc: e, rootHash };
   }
 
   /** The memo of an object or array, the old one itself when nothing in it changed. */
   #container(v: object, old: Kid | undefined): Memo {
     const memo = old !== null && typeof old === "object" ? old : undefined;
-    return Array.isArray(v)
-      ? this.#array(v, memo?.isArray === true ? memo : undefined)
-      : this.#object(v, memo?.isArray === false ? memo : undefined);
+    return Array.isArray(v) ? this.#array(v, memo?.isArray === true ? memo : undefined) : this.#object(v, memo?.isArray === false ? memo : undefined);
   }
 
   #primitive(v: unknown): Enc {
@@ -383,7 +411,6 @@ class Encoder {
     if (!this.#known.has(hash) && !this.fresh.has(hash)) this.fresh.set(hash, Buffer.from(text, "utf8"));
     return hash;
   }
-
 }
 
 /**

@@ -161,7 +161,6 @@ export function quoteKey(k: string): string {
   return q;
 }
 
-
 export const TRUE: Enc = Object.freeze({ text: "true", refs: NO_REFS, len: 4 });
 export const FALSE: Enc = Object.freeze({ text: "false", refs: NO_REFS, len: 5 });
 export const NULL: Enc = Object.freeze({ text: "null", refs: NO_REFS, len: 4 });
@@ -205,4 +204,3 @@ export function fnv1a(s: string): number {
   h ^= h >>> 12;
   return h >>> 0;
 }
-

@@ -7,7 +7,8 @@ import type { Z } from "./operation.js";
 export { checkpointJson, type CheckpointJson } from "../timeline/types.js";
 
 /** The `session` field most operations take. */
-export const sessionField = (z: Z) => z.string().min(1).optional().describe('the session (default: the caller\'s, from --session or FORGE_SESSION, else "default")');
+export const sessionField = (z: Z) =>
+  z.string().min(1).optional().describe('the session (default: the caller\'s, from --session or FORGE_SESSION, else "default")');
 
 /** A field naming a checkpoint. */
 export const refField = (z: Z, what: string) => z.string().min(1).describe(`${what}: an id or unique prefix, HEAD, HEAD~N, #SEQ, a branch name, or tag:NAME`);

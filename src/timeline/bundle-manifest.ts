@@ -78,7 +78,6 @@ export interface Manifest {
 export type BundleSession = z.infer<typeof sessionSchema>;
 export type BundleMilestone = z.infer<typeof milestoneSchema>;
 
-
 /** Why manifest JSON text is too big to read, or null: its bytes, values and nesting are bounded before it is parsed. */
 export function manifestProblem(bytes: Buffer): string | null {
   if (bytes.length > MAX_MANIFEST_BYTES) return `would be ${formatBytes(bytes.length)}, more than the ${formatBytes(MAX_MANIFEST_BYTES)} a manifest may have`;
@@ -110,10 +109,14 @@ export function parseManifest(bytes: Buffer, at: number): Manifest {
   const head = typeof json === "object" && json !== null ? (json as { format?: unknown; version?: unknown }) : {};
   const version = head.version;
   if (head.format === "forge-bundle" && typeof version === "number" && !(VERSIONS as readonly number[]).includes(version)) {
-    throw new ForgeError("INVALID_BUNDLE", `cannot read this bundle: it is format version ${version}, and this Forge reads versions ${VERSIONS.join(" and ")}`, {
-      hint: "it was written by a newer Forge; upgrade Forge to import it",
-      data: { version },
-    });
+    throw new ForgeError(
+      "INVALID_BUNDLE",
+      `cannot read this bundle: it is format version ${version}, and this Forge reads versions ${VERSIONS.join(" and ")}`,
+      {
+        hint: "it was written by a newer Forge; upgrade Forge to import it",
+        data: { version },
+      },
+    );
   }
   const parsed = manifestSchema.safeParse(json);
   if (!parsed.success) throw new InvalidBundleError(`its manifest is malformed: ${z.prettifyError(parsed.error)}`);
@@ -168,7 +171,10 @@ function checkCheckpoints(s: BundleSession, ids: Set<string>): void {
 function checkHeads(s: BundleSession): void {
   const ids = new Set(s.checkpoints.map((c) => c.id));
   for (const b of s.branches) {
-    if (!ids.has(b.checkpointId)) throw new InvalidBundleError(`branch "${b.name}" of session "${s.name}" points at ${b.checkpointId}, which is not one of the session's checkpoints in the bundle`);
+    if (!ids.has(b.checkpointId))
+      throw new InvalidBundleError(
+        `branch "${b.name}" of session "${s.name}" points at ${b.checkpointId}, which is not one of the session's checkpoints in the bundle`,
+      );
   }
   if (s.headBranch !== null && !s.branches.some((b) => b.name === s.headBranch)) {
     throw new InvalidBundleError(`the HEAD of session "${s.name}" is on branch "${s.headBranch}", which the bundle does not hold`);
@@ -191,7 +197,10 @@ function checkMilestones(s: BundleSession): void {
     }
     if (names.has(m.name)) throw new InvalidBundleError(`session "${s.name}" has two milestones named "${m.name}"`);
     names.add(m.name);
-    for (const [end, id] of [["starts", m.from], ["ends", m.to]] as const) {
+    for (const [end, id] of [
+      ["starts", m.from],
+      ["ends", m.to],
+    ] as const) {
       if (!byId.has(id)) throw new InvalidBundleError(`${what} ${end} at ${id}, which is not one of the session's checkpoints in the bundle`);
     }
     let id: string | null = (byId.get(m.to) as BundleSession["checkpoints"][number]).parentId;
@@ -203,4 +212,3 @@ function checkMilestones(s: BundleSession): void {
     if (id !== m.from) throw new InvalidBundleError(`${what} does not run from a checkpoint to a later one on its history (${m.from} → ${m.to})`);
   }
 }
-

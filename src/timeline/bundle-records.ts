@@ -72,14 +72,18 @@ export async function scanBundle(source: ByteSource): Promise<ScannedBundle> {
     if (kind === M) {
       if (manifest) throw new InvalidBundleError(`it has a second manifest, at byte ${pos} (the first is at byte ${manifest.at})`);
       if (len > MAX_MANIFEST_BYTES) {
-        throw new InvalidBundleError(`its manifest at byte ${pos} is ${formatBytes(len)}, more than the ${formatBytes(MAX_MANIFEST_BYTES)} a manifest may have`);
+        throw new InvalidBundleError(
+          `its manifest at byte ${pos} is ${formatBytes(len)}, more than the ${formatBytes(MAX_MANIFEST_BYTES)} a manifest may have`,
+        );
       }
     } else {
       if (len < MIN_OBJECT_RECORD) {
         throw new InvalidBundleError(`the object record at byte ${pos} holds ${len} bytes, fewer than the ${MIN_OBJECT_RECORD} of a hash and a codec byte`);
       }
       if (len > MAX_OBJECT_RECORD) {
-        throw new InvalidBundleError(`the object record at byte ${pos} holds ${formatBytes(len)}, more than any object may take (${formatBytes(MAX_OBJECT_BYTES)} and its hash)`);
+        throw new InvalidBundleError(
+          `the object record at byte ${pos} holds ${formatBytes(len)}, more than any object may take (${formatBytes(MAX_OBJECT_BYTES)} and its hash)`,
+        );
       }
     }
     const payload = await reader.bytes(start, len);

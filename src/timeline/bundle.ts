@@ -203,7 +203,9 @@ function refuseUnimportable(nodes: ReadonlyMap<Hash, TreeNode>, roots: readonly 
     walkTrees(loadedGraph(nodes), roots);
   } catch (e) {
     if (!(e instanceof InvalidBundleError)) throw e;
-    throw new ForgeError("INVALID_STATE", `cannot export: ${e.message.replace(/^not a valid Forge bundle: /, "")}, so no Forge would import the bundle`, { cause: e });
+    throw new ForgeError("INVALID_STATE", `cannot export: ${e.message.replace(/^not a valid Forge bundle: /, "")}, so no Forge would import the bundle`, {
+      cause: e,
+    });
   }
 }
 
@@ -211,7 +213,9 @@ function refuseUnimportable(nodes: ReadonlyMap<Hash, TreeNode>, roots: readonly 
 function limitProblemOf(node: TreeNode): string | null {
   switch (node.kind) {
     case "b":
-      return node.data.length + 1 > MAX_BLOB_BYTES ? `it is ${formatBytes(node.data.length + 1)}, more than the ${formatBytes(MAX_BLOB_BYTES)} a file's bytes or chunk may hold` : null;
+      return node.data.length + 1 > MAX_BLOB_BYTES
+        ? `it is ${formatBytes(node.data.length + 1)}, more than the ${formatBytes(MAX_BLOB_BYTES)} a file's bytes or chunk may hold`
+        : null;
     case "j":
       return nodeLimitProblem(Buffer.from(jsonNodeText(node.refs, node.body)));
     case "a":

@@ -15,13 +15,7 @@ export async function compareCheckpoints(objects: ObjectStore, from: Checkpoint,
   return { from, to, changes, counts, elapsedMs, summary: summarize(from, to, changes, counts, elapsedMs) };
 }
 
-function summarize(
-  from: Checkpoint,
-  to: Checkpoint,
-  changes: readonly Change[],
-  counts: Comparison["counts"],
-  elapsedMs: number,
-): string {
+function summarize(from: Checkpoint, to: Checkpoint, changes: readonly Change[], counts: Comparison["counts"], elapsedMs: number): string {
   const span = `#${from.seq} → #${to.seq}, ${elapsedMs >= 0 ? "" : "going back "}${formatDuration(Math.abs(elapsedMs))}`;
   if (changes.length === 0) return `no changes (${span})`;
   const parts: string[] = [];
@@ -43,4 +37,3 @@ function describe(c: Change): string {
       return `${c.at} ${short(c.oldValue)} → ${short(c.newValue)}`;
   }
 }
-

@@ -42,7 +42,8 @@ async function verifiedChildren(hash: Hash, stored: Uint8Array): Promise<Hash[]>
     if (!(e instanceof ObjectTooLargeError)) throw e;
     const { head } = await verifyStreaming(hash, stored, MAX_LIST_BYTES + 1);
     if (head[0] === 0x62) return []; // b: a file's bytes
-    if (head[head.length - 1] !== 0x0a) throw new CorruptObjectError(hash, `its child list is longer than ${formatBytes(MAX_LIST_BYTES)}, more than fsck reads`);
+    if (head[head.length - 1] !== 0x0a)
+      throw new CorruptObjectError(hash, `its child list is longer than ${formatBytes(MAX_LIST_BYTES)}, more than fsck reads`);
     return childHashes(parseNode(hash, head));
   }
   const node = parseNode(hash, raw);
@@ -161,7 +162,8 @@ export async function checkStore(ctx: StoreContext, options: FsckOptions = {}): 
       let id: string | null | undefined = m.toId;
       const seen = new Set<string>();
       while (id != null && id !== m.fromId && !seen.has(id)) seen.add(id), (id = parentOf.get(id));
-      if (id !== m.fromId || m.fromId === m.toId) problems.push(`milestone "${m.name}" of "${session.name}" does not run from ${m.fromId} to a later checkpoint on its history (${m.toId})`);
+      if (id !== m.fromId || m.fromId === m.toId)
+        problems.push(`milestone "${m.name}" of "${session.name}" does not run from ${m.fromId} to a later checkpoint on its history (${m.toId})`);
     }
   }
   // Damaged objects no checkpoint uses are still damage.

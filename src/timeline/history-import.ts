@@ -62,7 +62,8 @@ export async function importHistory(ctx: StoreContext, history: ImportedHistory)
     const sessionId = newId();
     const trees = new Map<string, WrittenTree>();
     for (const c of history.checkpoints) trees.set(c.key, await ctx.objects.writeValue(c.state, sessionId));
-    const work = history.working !== undefined ? await ctx.objects.writeValue(history.working, sessionId) : headKey === undefined ? undefined : trees.get(headKey);
+    const work =
+      history.working !== undefined ? await ctx.objects.writeValue(history.working, sessionId) : headKey === undefined ? undefined : trees.get(headKey);
     const ids = new Map(history.checkpoints.map((c) => [c.key, newId(c.createdAt)]));
     const idOf = (key: string): string => ids.get(key) as string;
     const row = await ctx.backend.transaction(async (tx) => {
@@ -120,8 +121,10 @@ function checkHistory(h: ImportedHistory): void {
   const seqs = new Set<number>();
   for (const c of h.checkpoints) {
     if (keys.has(c.key)) throw new InvalidArgumentError(`the history has two checkpoints called ${c.key}`);
-    if (!Number.isInteger(c.seq) || c.seq < 1 || seqs.has(c.seq)) throw new InvalidArgumentError(`checkpoint ${c.key}: seq ${c.seq} is not a whole number ≥ 1 of its own`);
-    if (c.parent !== null && !keys.has(c.parent)) throw new InvalidArgumentError(`checkpoint ${c.key}: its parent ${c.parent} is not an earlier checkpoint of the history`);
+    if (!Number.isInteger(c.seq) || c.seq < 1 || seqs.has(c.seq))
+      throw new InvalidArgumentError(`checkpoint ${c.key}: seq ${c.seq} is not a whole number ≥ 1 of its own`);
+    if (c.parent !== null && !keys.has(c.parent))
+      throw new InvalidArgumentError(`checkpoint ${c.key}: its parent ${c.parent} is not an earlier checkpoint of the history`);
     checkName("branch", c.branch);
     keys.add(c.key);
     seqs.add(c.seq);
@@ -133,7 +136,8 @@ function checkHistory(h: ImportedHistory): void {
     branches.add(b.name);
     if (!keys.has(b.checkpoint)) throw new InvalidArgumentError(`branch "${b.name}" points at ${b.checkpoint}, which is not a checkpoint of the history`);
   }
-  if ("checkpoint" in h.head && !keys.has(h.head.checkpoint)) throw new InvalidArgumentError(`HEAD is detached at ${h.head.checkpoint}, which is not a checkpoint of the history`);
+  if ("checkpoint" in h.head && !keys.has(h.head.checkpoint))
+    throw new InvalidArgumentError(`HEAD is detached at ${h.head.checkpoint}, which is not a checkpoint of the history`);
   if ("branch" in h.head) checkName("branch", h.head.branch);
 }
 

@@ -85,14 +85,10 @@ export async function refuseMilestoneEnds(reader: MetaReader, sessionId: string,
   const hit = doomed.filter((r) => ends.has(r.id)).sort((a, b) => a.seq - b.seq);
   if (hit.length === 0) return;
   const names = [...new Set(hit.flatMap((r) => (ends.get(r.id) ?? []).map((e) => e.name)))];
-  throw new ForgeError(
-    "PROTECTED",
-    `cannot ${action}: ${hit.map((r) => `#${r.seq} is ${describeEnds(ends.get(r.id) ?? [])}`).join("; ")}`,
-    {
-      hint: `a milestone keeps its ends; delete it first (${names.map((n) => `forge milestone delete ${n}`).join("; ")})`,
-      data: { checkpoints: hit.map((r) => r.id), milestones: names },
-    },
-  );
+  throw new ForgeError("PROTECTED", `cannot ${action}: ${hit.map((r) => `#${r.seq} is ${describeEnds(ends.get(r.id) ?? [])}`).join("; ")}`, {
+    hint: `a milestone keeps its ends; delete it first (${names.map((n) => `forge milestone delete ${n}`).join("; ")})`,
+    data: { checkpoints: hit.map((r) => r.id), milestones: names },
+  });
 }
 
 export function milestoneNotFound(name: string, session: string): ForgeError {

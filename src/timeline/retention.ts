@@ -33,8 +33,12 @@ export type KeepReason = "branch head" | "milestone" | "last" | "days" | "manual
 
 export function isEmptyPolicy(p: RetentionPolicy): boolean {
   return (
-    p.keepLast === undefined && p.keepDays === undefined && p.keepManual === undefined &&
-    p.keepTags === undefined && p.keepHourly === undefined && p.keepRecentMinutes === undefined
+    p.keepLast === undefined &&
+    p.keepDays === undefined &&
+    p.keepManual === undefined &&
+    p.keepTags === undefined &&
+    p.keepHourly === undefined &&
+    p.keepRecentMinutes === undefined
   );
 }
 

@@ -7,7 +7,16 @@ import { checkName, newId } from "../core/ids.js";
 import { parseTime, type TimeInput } from "../core/time.js";
 import type { CheckpointRow, MetaReader, MetaWriter, MilestoneRow, RefRow, SessionRow } from "../backends/backend.js";
 import { compareCheckpoints } from "./compare.js";
-import { chainBetween, insertMilestone, milestoneEnds, milestoneNotFound, refuseMilestoneEnds, type Milestone, type MilestoneOptions, type MilestoneSpan } from "./milestones.js";
+import {
+  chainBetween,
+  insertMilestone,
+  milestoneEnds,
+  milestoneNotFound,
+  refuseMilestoneEnds,
+  type Milestone,
+  type MilestoneOptions,
+  type MilestoneSpan,
+} from "./milestones.js";
 import { headId, resolveRef } from "./refs.js";
 import { DEFAULT_RETENTION, isEmptyPolicy, planRetention, type KeepReason, type RetentionPolicy } from "./retention.js";
 import { squashRange, type SquashOptions, type SquashReport } from "./squash.js";
@@ -167,7 +176,10 @@ export class Session {
   /** Inserts a checkpoint of `tree` on HEAD's branch and makes it the working state (inside a transaction). */
   async #append(tx: MetaWriter, session: SessionRow, tree: WrittenTree, options: CheckedOptions): Promise<CheckpointRow> {
     if (options.gcEpoch !== undefined && (await tx.getGcEpoch()) !== options.gcEpoch) {
-      throw new ForgeError("CONFLICT", "a garbage collection ran while the checkpoint's objects were being chosen", { hint: "take it again", data: { gcRace: true } });
+      throw new ForgeError("CONFLICT", "a garbage collection ran while the checkpoint's objects were being chosen", {
+        hint: "take it again",
+        data: { gcRace: true },
+      });
     }
     const seq = await tx.allocateSeq(this.id);
     let branch: string;
@@ -259,27 +271,35 @@ export class Session {
    * was made); the working state and that checkpoint then commit together.
    */
   async setWorking(state: unknown, options: SetWorkingOptions = {}): Promise<SetWorkingResult> {
-    return this.#write(state, async (tx, session, tree) => {
-      if (options.expectedVersion !== undefined && session.workVersion !== options.expectedVersion) {
-        throw new ForgeError("CONFLICT", `the working state of session "${this.name}" changed meanwhile (version ${session.workVersion}, expected ${options.expectedVersion})`, {
-          hint: "read it again and reapply the change",
-        });
-      }
-      const changed = session.workRoot !== tree.root;
-      let checkpoint: Checkpoint | null = null;
-      if (options.checkpoint) {
-        const headCheckpoint = await headId(tx, session).then((id) => (id === null ? undefined : tx.getCheckpoint(id)));
-        const wanted = options.checkpoint({
-          changed,
-          unsaved: headCheckpoint?.stateRoot !== tree.root,
-          lastCheckpointAt: headCheckpoint?.createdAt ?? null,
-          nextSeq: session.nextSeq,
-        });
-        if (wanted) checkpoint = this.#info(await this.#append(tx, session, tree, checkCheckpointOptions(wanted)));
-      }
-      if (checkpoint === null && changed) await tx.updateSession(this.id, workPatch(session, tree.root));
-      return { version: changed ? session.workVersion + 1 : session.workVersion, root: tree.root, changed, checkpoint };
-    }, options.unchanged);
+    return this.#write(
+      state,
+      async (tx, session, tree) => {
+        if (options.expectedVersion !== undefined && session.workVersion !== options.expectedVersion) {
+          throw new ForgeError(
+            "CONFLICT",
+            `the working state of session "${this.name}" changed meanwhile (version ${session.workVersion}, expected ${options.expectedVersion})`,
+            {
+              hint: "read it again and reapply the change",
+            },
+          );
+        }
+        const changed = session.workRoot !== tree.root;
+        let checkpoint: Checkpoint | null = null;
+        if (options.checkpoint) {
+          const headCheckpoint = await headId(tx, session).then((id) => (id === null ? undefined : tx.getCheckpoint(id)));
+          const wanted = options.checkpoint({
+            changed,
+            unsaved: headCheckpoint?.stateRoot !== tree.root,
+            lastCheckpointAt: headCheckpoint?.createdAt ?? null,
+            nextSeq: session.nextSeq,
+          });
+          if (wanted) checkpoint = this.#info(await this.#append(tx, session, tree, checkCheckpointOptions(wanted)));
+        }
+        if (checkpoint === null && changed) await tx.updateSession(this.id, workPatch(session, tree.root));
+        return { version: changed ? session.workVersion + 1 : session.workVersion, root: tree.root, changed, checkpoint };
+      },
+      options.unchanged,
+    );
   }
 
   /** The checkpoint a ref names (see refs.ts for the grammar). */
@@ -607,7 +627,11 @@ export class Session {
   async #loadMilestone(row: MilestoneRow, reader: MetaReader = this.#meta): Promise<Milestone> {
     const [from, to] = await Promise.all([reader.getCheckpoint(row.fromId), reader.getCheckpoint(row.toId)]);
     if (!from || !to) {
-      throw new CheckpointNotFoundError(`milestone:${row.name}`, "run `forge fsck`", `milestone "${row.name}" points at ${!from ? row.fromId : row.toId}, which is gone`);
+      throw new CheckpointNotFoundError(
+        `milestone:${row.name}`,
+        "run `forge fsck`",
+        `milestone "${row.name}" points at ${!from ? row.fromId : row.toId}, which is gone`,
+      );
     }
     return this.#milestone(row, from, to);
   }

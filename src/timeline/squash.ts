@@ -85,7 +85,8 @@ export async function squashRange(
   const milestones = await tx.listMilestones(session.id);
   const ends = milestoneEnds(milestones);
   const below = from.parentId; // where forks from inside the run go, as prune re-links
-  const belowText = below === null ? "becomes a root (the run starts the timeline)" : `is re-linked to #${byId.get(below)?.seq ?? "?"}, the checkpoint before the run`;
+  const belowText =
+    below === null ? "becomes a root (the run starts the timeline)" : `is re-linked to #${byId.get(below)?.seq ?? "?"}, the checkpoint before the run`;
   const squashedId = newId();
 
   // The graph after the squash: parent links, for milestone checks.
@@ -118,14 +119,24 @@ export async function squashRange(
     if (!isTo) {
       for (const ref of refs) {
         if (ref.checkpointId === r.id) {
-          conflicts.push({ kind: "branch-head", checkpoint: cp, what: `the head of branch "${ref.name}"`, effect: `branch "${ref.name}" moves to the squashed checkpoint (so it holds #${to.seq}'s state)` });
+          conflicts.push({
+            kind: "branch-head",
+            checkpoint: cp,
+            what: `the head of branch "${ref.name}"`,
+            effect: `branch "${ref.name}" moves to the squashed checkpoint (so it holds #${to.seq}'s state)`,
+          });
         }
       }
       if (session.headBranch === null && session.headCheckpoint === r.id) {
         conflicts.push({ kind: "detached-head", checkpoint: cp, what: "where HEAD is detached", effect: "HEAD moves to the squashed checkpoint" });
       }
       if (r.tags.length > 0) {
-        conflicts.push({ kind: "tagged", checkpoint: cp, what: `tagged ${r.tags.join(", ")}`, effect: `its tags (${r.tags.join(", ")}) move to the squashed checkpoint` });
+        conflicts.push({
+          kind: "tagged",
+          checkpoint: cp,
+          what: `tagged ${r.tags.join(", ")}`,
+          effect: `its tags (${r.tags.join(", ")}) move to the squashed checkpoint`,
+        });
       }
       for (const child of children.get(r.id) ?? []) {
         if (inRun.has(child.id)) continue;

@@ -74,7 +74,10 @@ export function createApp(store: Store, options: AppOptions): Hono {
         assets.set(asset.file, body);
       }
       c.header("Content-Type", asset.type);
-      c.header("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'");
+      c.header(
+        "Content-Security-Policy",
+        "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'",
+      );
       return c.body(new Uint8Array(body));
     });
   }
@@ -88,7 +91,9 @@ export function createApp(store: Store, options: AppOptions): Hono {
 
   app.get("/api/sessions/:name", async (c) => c.json(await call(sessionShowOperation, { session: c.req.param("name") })));
 
-  app.get("/api/sessions/:name/checkpoints/:ref", async (c) => c.json(await call(checkpointViewOperation, { session: c.req.param("name"), ref: c.req.param("ref") })));
+  app.get("/api/sessions/:name/checkpoints/:ref", async (c) =>
+    c.json(await call(checkpointViewOperation, { session: c.req.param("name"), ref: c.req.param("ref") })),
+  );
 
   app.get("/api/sessions/:name/compare", async (c) =>
     c.json(await call(compareOperation, { session: c.req.param("name"), from: c.req.query("from"), to: c.req.query("to"), patches: true })),
@@ -103,7 +108,10 @@ export function createApp(store: Store, options: AppOptions): Hono {
     const body = await jsonBody(c, restoreBody);
     const session = c.req.param("name");
     const plan = await call(restorePlanOperation, { session, ref: body.ref, discardFuture: body.linear });
-    if (!plan.restorable) throw new ForgeError("INVALID_ARGUMENT", `the page does not restore this kind of session`, { hint: "restore files with `forge files restore REF` in the workspace" });
+    if (!plan.restorable)
+      throw new ForgeError("INVALID_ARGUMENT", `the page does not restore this kind of session`, {
+        hint: "restore files with `forge files restore REF` in the workspace",
+      });
     return c.json(await call(restoreOperation, { session, ref: body.ref, discardFuture: body.linear }));
   });
 
@@ -199,7 +207,9 @@ function parseInput<S extends Shape, R>(op: Operation<S, R>, raw: Record<string,
   if (!r.success) {
     const issue = r.error.issues[0];
     const key = issue?.path[0];
-    throw new BadRequest(`${key === undefined ? "invalid request" : given[String(key)] === undefined ? `"${String(key)}" is missing` : `invalid ${String(key)}`}: ${issue?.message ?? "bad value"}`);
+    throw new BadRequest(
+      `${key === undefined ? "invalid request" : given[String(key)] === undefined ? `"${String(key)}" is missing` : `invalid ${String(key)}`}: ${issue?.message ?? "bad value"}`,
+    );
   }
   return r.data as InputOf<S>;
 }

@@ -35,7 +35,8 @@ export function isLoopback(host: string): boolean {
 export async function startUi(store: Store, options: UiOptions = {}): Promise<RunningUi> {
   const host = options.host ?? "127.0.0.1";
   const port = options.port ?? 4500;
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ForgeError("INVALID_ARGUMENT", `invalid port ${port}`, { hint: "a number from 0 to 65535" });
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ForgeError("INVALID_ARGUMENT", `invalid port ${port}`, { hint: "a number from 0 to 65535" });
   const needToken = options.requireToken === true || !isLoopback(host);
   const token = needToken ? (options.token ?? randomBytes(24).toString("base64url")) : undefined;
   if (token !== undefined && token.length < 16) throw new ForgeError("INVALID_ARGUMENT", "the token must be at least 16 characters");

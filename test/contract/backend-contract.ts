@@ -3,16 +3,7 @@
 // real SQLite file or store folder in a temp folder for the persistent backends).
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it, onTestFinished } from "vitest";
-import {
-  DEFAULT_RETENTION,
-  ForgeError,
-  ManualClock,
-  openStore,
-  Store,
-  type Backend,
-  type Checkpoint,
-  type Session,
-} from "../../src/index.js";
+import { DEFAULT_RETENTION, ForgeError, ManualClock, openStore, Store, type Backend, type Checkpoint, type Session } from "../../src/index.js";
 import { rejectsWith } from "../support/errors.js";
 
 export interface StoreUnderTest {
@@ -935,7 +926,8 @@ export function runBackendContract(name: string, makeStore: MakeStore): void {
       async function sourceSession(store: Store): Promise<{ session: Session; states: Map<string, unknown> }> {
         const session = await store.session("work", { kind: "reasoning", metadata: { task: "bundle" } });
         const states = new Map<string, unknown>();
-        const save = async (state: unknown, tags: string[] = []) => states.set((await session.checkpoint(state, { tags, message: `m${states.size}` })).id, state);
+        const save = async (state: unknown, tags: string[] = []) =>
+          states.set((await session.checkpoint(state, { tags, message: `m${states.size}` })).id, state);
         await save({ step: 1, text: "alpha ".repeat(200) });
         await save({ step: 2, list: Array.from({ length: 3_000 }, (_, i) => ({ i, note: `n${i}` })) }, ["verified"]);
         await save({ step: 3, unicode: "𝄞 ünïcödé 🧪" });

@@ -87,20 +87,39 @@ describe("forge chat: messages", () => {
   });
 
   it("appends a list from a JSON file and from standard input, in OpenAI and LangChain formats", async () => {
-    writeFileSync(join(dir, "openai.json"), JSON.stringify([{ role: "user", content: "hi" }, { role: "developer", content: "be brief" }]));
+    writeFileSync(
+      join(dir, "openai.json"),
+      JSON.stringify([
+        { role: "user", content: "hi" },
+        { role: "developer", content: "be brief" },
+      ]),
+    );
     expect(ok(forge("chat", "append", "openai.json"))).toMatch(/^appended 2 messages \(default now holds 2 messages\)/);
     const stored = JSON.stringify({ type: "ai", data: { content: "", tool_calls: [{ id: "c9", name: "f", args: { x: 1 }, type: "tool_call" }] } });
     const r = json<{ appended: Message[]; count: number }>(forgeWith(["chat", "append", "-", "--json"], { input: stored }));
-    expect(r).toEqual({ session: "default", appended: [{ role: "assistant", content: "", toolCalls: [{ id: "c9", name: "f", arguments: { x: 1 } }] }], count: 3 });
+    expect(r).toEqual({
+      session: "default",
+      appended: [{ role: "assistant", content: "", toolCalls: [{ id: "c9", name: "f", arguments: { x: 1 } }] }],
+      count: 3,
+    });
     ok(forgeWith(["chat", "append", "--role", "tool", "--tool-call-id", "c9", "-"], { input: "line one\nline two" }));
     expect((await messagesOf("default"))[3]).toEqual({ role: "tool", content: "line one\nline two", toolCallId: "c9" });
   });
 
   it("refuses bad messages with the index and field, writing nothing; usage mistakes exit 2", async () => {
     ok(forge("chat", "append", "--role", "user", "hello"));
-    const batch = JSON.stringify([{ role: "user", content: "a" }, { role: "assistant", content: "b" }, { role: "user", content: "c" }, { role: "robot", content: "d" }]);
+    const batch = JSON.stringify([
+      { role: "user", content: "a" },
+      { role: "assistant", content: "b" },
+      { role: "user", content: "c" },
+      { role: "robot", content: "d" },
+    ]);
     fails(forge("chat", "append", batch), 1, /^forge: message 3: role "robot" is not one of system, user, assistant, tool.* \(nothing was written\)\n$/);
-    fails(forge("chat", "append", "--role", "assistant", "--tool-call", '{"name":"f"}'), 1, /message 0: toolCalls\[0\]\.arguments must be a JSON object, not missing/);
+    fails(
+      forge("chat", "append", "--role", "assistant", "--tool-call", '{"name":"f"}'),
+      1,
+      /message 0: toolCalls\[0\]\.arguments must be a JSON object, not missing/,
+    );
     fails(forge("chat", "append", "--role", "user", "hi", "--tool-call-id", "c1"), 1, /toolCallId belongs to tool messages, not user messages/);
     fails(forge("chat", "append", "{not json"), 1, /the message is not JSON/);
     fails(forge("chat", "append", "missing.json"), 1, /cannot read missing\.json: no such file/);
@@ -116,7 +135,9 @@ describe("forge chat: checkpoints", () => {
     weatherChat();
     expect(ok(forge("chat", "save"))).toMatch(/^saved Checkpoint 1 \(#1, 4 messages, main\)\n$/);
     ok(forge("chat", "append", "--role", "assistant", "21 °C."));
-    const { checkpoint: cp } = json<{ checkpoint: CheckpointJson }>(forge("chat", "save", "answered", "--description", "the tool worked", "--tags", "done", "--json"));
+    const { checkpoint: cp } = json<{ checkpoint: CheckpointJson }>(
+      forge("chat", "save", "answered", "--description", "the tool worked", "--tags", "done", "--json"),
+    );
     expect([cp.seq, cp.name, cp.description, cp.messageCount, cp.tags]).toEqual([2, "answered", "the tool worked", 5, ["done"]]);
     const lines = ok(forge("chat", "list")).trimEnd().split("\n");
     expect(lines).toHaveLength(2);
@@ -136,7 +157,9 @@ describe("forge chat: checkpoints", () => {
     ok(forge("chat", "append", "--role", "user", "thanks"));
     ok(forge("chat", "save"));
 
-    expect(ok(forge("chat", "restore", "Checkpoint 1"))).toBe("restored Checkpoint 1 (#1): 4 messages\n  later checkpoints stay on their branch; the next save starts a new one\n");
+    expect(ok(forge("chat", "restore", "Checkpoint 1"))).toBe(
+      "restored Checkpoint 1 (#1): 4 messages\n  later checkpoints stay on their branch; the next save starts a new one\n",
+    );
     expect((await messagesOf("default")).map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
     expect(ok(forge("chat", "save"))).toMatch(/^saved Checkpoint 4 \(#4, 4 messages, main-from-1\)/);
     expect(json<{ checkpoints: unknown[] }>(forge("chat", "list", "--json")).checkpoints).toHaveLength(4);
@@ -145,8 +168,16 @@ describe("forge chat: checkpoints", () => {
     expect(r.checkpoint.name).toBe("Checkpoint 2");
     expect(r.discarded.map((c) => c.name)).toEqual(["Checkpoint 3"]);
     expect(r.messages).toHaveLength(5);
-    expect(json<{ checkpoints: CheckpointJson[] }>(forge("chat", "list", "--json")).checkpoints.map((c) => c.name)).toEqual(["Checkpoint 1", "Checkpoint 2", "Checkpoint 4"]);
-    fails(forge("chat", "restore", "Checkpoint 3"), 1, /^forge: no checkpoint matches "Checkpoint 3" \(run `forge chat list` to see the saved checkpoints\)\n$/);
+    expect(json<{ checkpoints: CheckpointJson[] }>(forge("chat", "list", "--json")).checkpoints.map((c) => c.name)).toEqual([
+      "Checkpoint 1",
+      "Checkpoint 2",
+      "Checkpoint 4",
+    ]);
+    fails(
+      forge("chat", "restore", "Checkpoint 3"),
+      1,
+      /^forge: no checkpoint matches "Checkpoint 3" \(run `forge chat list` to see the saved checkpoints\)\n$/,
+    );
   });
 
   it("show REF prints a checkpoint's transcript; latest the newest save; delete and clear", () => {
@@ -183,7 +214,9 @@ describe("forge chat: export and import", () => {
     expect([doc.format, doc.version, doc.checkpoints.map((c) => c.name)]).toEqual(["forge-conversation", 1, ["asked", "Checkpoint 2"]]);
     expect(JSON.parse(ok(forge("chat", "export")))).toEqual({ ...doc, exportedAt: expect.any(String) });
 
-    expect(ok(forge("chat", "import", "chat.json", "--as", "copy"))).toBe("imported conversation copy: 2 checkpoints, 5 messages\n  use it with --session copy\n");
+    expect(ok(forge("chat", "import", "chat.json", "--as", "copy"))).toBe(
+      "imported conversation copy: 2 checkpoints, 5 messages\n  use it with --session copy\n",
+    );
     expect(json<{ checkpoints: CheckpointJson[] }>(forge("--session", "copy", "chat", "list", "--json")).checkpoints.map((c) => [c.seq, c.name])).toEqual([
       [1, "asked"],
       [2, "Checkpoint 2"],
@@ -213,7 +246,11 @@ describe("forge chat: export and import", () => {
   it("exports messages for OpenAI and LangChain, which LangChain revives; imports a plain list", async () => {
     weatherChat();
     const openai = JSON.parse(ok(forge("chat", "export", "--format", "openai"))) as unknown[];
-    expect(openai[2]).toEqual({ role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "weather", arguments: '{"city":"Paris"}' } }] });
+    expect(openai[2]).toEqual({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_1", type: "function", function: { name: "weather", arguments: '{"city":"Paris"}' } }],
+    });
     expect(openai[3]).toEqual({ role: "tool", content: '{"temp": 21}', name: "weather", tool_call_id: "call_1" });
 
     const stored = JSON.parse(ok(forge("chat", "export", "--format", "langchain-stored"))) as StoredMessage[];
@@ -230,7 +267,9 @@ describe("forge chat: export and import", () => {
 
 describe("forge chat: sessions", () => {
   it("--session and FORGE_SESSION choose the conversation; new NAME says how to use it", async () => {
-    expect(ok(forge("chat", "new", "trip", "--system", "plan a trip"))).toBe("started conversation trip with 1 message\n  use it with --session trip (or FORGE_SESSION=trip)\n");
+    expect(ok(forge("chat", "new", "trip", "--system", "plan a trip"))).toBe(
+      "started conversation trip with 1 message\n  use it with --session trip (or FORGE_SESSION=trip)\n",
+    );
     ok(forge("--session", "trip", "chat", "append", "--role", "user", "Rome in May?"));
     ok(forgeWith(["chat", "append", "--role", "assistant", "Go."], { env: { FORGE_SESSION: "trip" } }));
     expect((await messagesOf("trip")).map((m) => m.content)).toEqual(["plan a trip", "Rome in May?", "Go."]);
@@ -239,12 +278,18 @@ describe("forge chat: sessions", () => {
 
   it("reading a conversation that does not exist is SESSION_NOT_FOUND, and starts none; writing starts it", () => {
     for (const read of [["list"], ["show"], ["latest"], ["export"], ["restore", "#1"], ["delete", "#1"], ["clear"]]) {
-      fails(forge("--session", "nope", "chat", ...read), 1, /^forge: no conversation named "nope" \(`forge chat new NAME` starts one; `forge session list` lists the sessions\)\n$/);
+      fails(
+        forge("--session", "nope", "chat", ...read),
+        1,
+        /^forge: no conversation named "nope" \(`forge chat new NAME` starts one; `forge session list` lists the sessions\)\n$/,
+      );
     }
     expect(json<{ sessions: unknown[] }>(forge("session", "list", "--json")).sessions).toEqual([]);
     const saved = json<{ checkpoint: CheckpointJson }>(forge("--session", "fresh", "chat", "save", "--json"));
     expect([saved.checkpoint.session, saved.checkpoint.name, saved.checkpoint.messageCount]).toEqual(["fresh", "Checkpoint 1", 0]);
-    expect(json<{ sessions: { name: string; kind: string }[] }>(forge("session", "list", "--json")).sessions.map((x) => [x.name, x.kind])).toEqual([["fresh", "conversation"]]);
+    expect(json<{ sessions: { name: string; kind: string }[] }>(forge("session", "list", "--json")).sessions.map((x) => [x.name, x.kind])).toEqual([
+      ["fresh", "conversation"],
+    ]);
   });
 
   it("a session of another kind is a clear error", async () => {
@@ -252,7 +297,11 @@ describe("forge chat: sessions", () => {
     const rs = await ReasoningSession.open(store, "debug");
     await rs.update((r) => r.setTask("find the bug"));
     await store.close();
-    fails(forge("--session", "debug", "chat", "append", "--role", "user", "hi"), 1, /^forge: session "debug" is a reasoning session, not a conversation \(choose another session with --session NAME/);
+    fails(
+      forge("--session", "debug", "chat", "append", "--role", "user", "hi"),
+      1,
+      /^forge: session "debug" is a reasoning session, not a conversation \(choose another session with --session NAME/,
+    );
     fails(forge("--session", "debug", "chat", "list"), 1, /is a reasoning session, not a conversation/);
   });
 });

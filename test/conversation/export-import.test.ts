@@ -111,7 +111,14 @@ describe("import", () => {
 
   it("imports a plain list of OpenAI or LangChain messages as a session with no checkpoints", async () => {
     const { store } = await conversationBench();
-    const r = await ConversationSession.import(store, [{ role: "user", content: "hi" }, { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] }], { as: "from-openai" });
+    const r = await ConversationSession.import(
+      store,
+      [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: "{}" } }] },
+      ],
+      { as: "from-openai" },
+    );
     expect([r.checkpoints, r.messages]).toEqual([0, 2]);
     expect(await r.session.messages()).toEqual([
       { role: "user", content: "hi" },
@@ -150,15 +157,24 @@ describe("bad files change nothing", () => {
   });
 
   it("a message with a bad role at index 3 of the messages: the error says message 3", async () => {
-    await refused((d) => ((d["messages"] as Record<string, unknown>[])[3] = { role: "robot", content: "beep" }), /^message 3: role "robot" is not one of system, user, assistant, tool/);
+    await refused(
+      (d) => ((d["messages"] as Record<string, unknown>[])[3] = { role: "robot", content: "beep" }),
+      /^message 3: role "robot" is not one of system, user, assistant, tool/,
+    );
   });
 
   it("a message with a bad role at index 3 of a checkpoint: the error names the checkpoint and message 3", async () => {
-    await refused((d) => ((checkpoint(d, 2)["messages"] as Record<string, unknown>[])[3] = { role: "robot", content: "beep" }), /^checkpoint #3 \("answer"\): message 3: role "robot"/);
+    await refused(
+      (d) => ((checkpoint(d, 2)["messages"] as Record<string, unknown>[])[3] = { role: "robot", content: "beep" }),
+      /^checkpoint #3 \("answer"\): message 3: role "robot"/,
+    );
   });
 
   it("a tool message without the call it answers, in a checkpoint", async () => {
-    await refused((d) => delete (checkpoint(d, 1)["messages"] as Record<string, unknown>[])[5]?.["toolCallId"], /^checkpoint #2 \("Checkpoint 2"\): message 5: a tool message needs toolCallId/);
+    await refused(
+      (d) => delete (checkpoint(d, 1)["messages"] as Record<string, unknown>[])[5]?.["toolCallId"],
+      /^checkpoint #2 \("Checkpoint 2"\): message 5: a tool message needs toolCallId/,
+    );
   });
 
   it("a field of the wrong type", async () => {
@@ -167,11 +183,17 @@ describe("bad files change nothing", () => {
   });
 
   it("a parent that is not an earlier checkpoint", async () => {
-    await refused((d) => (checkpoint(d, 0)["parent"] = checkpoint(d, 3)["id"]), /checkpoint #1 \("question"\): its parent .* is not an earlier checkpoint of the file/);
+    await refused(
+      (d) => (checkpoint(d, 0)["parent"] = checkpoint(d, 3)["id"]),
+      /checkpoint #1 \("question"\): its parent .* is not an earlier checkpoint of the file/,
+    );
   });
 
   it("a branch pointing nowhere", async () => {
-    await refused((d) => (d["branches"] as Record<string, unknown>[]).push({ name: "ghost", checkpoint: "NOPE" }), /branch "ghost" points at NOPE, which is not a checkpoint of the file/);
+    await refused(
+      (d) => (d["branches"] as Record<string, unknown>[]).push({ name: "ghost", checkpoint: "NOPE" }),
+      /branch "ghost" points at NOPE, which is not a checkpoint of the file/,
+    );
   });
 
   it("a message count that does not match", async () => {
@@ -180,6 +202,10 @@ describe("bad files change nothing", () => {
 
   it("not an object at all", async () => {
     const { store } = await conversationBench();
-    await rejectsWith(ConversationSession.import(store, "a string"), "INVALID_ARGUMENT", /not a valid conversation export: expected a JSON object, not a string/);
+    await rejectsWith(
+      ConversationSession.import(store, "a string"),
+      "INVALID_ARGUMENT",
+      /not a valid conversation export: expected a JSON object, not a string/,
+    );
   });
 });

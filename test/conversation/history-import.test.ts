@@ -117,7 +117,11 @@ describe("Store.importHistory", () => {
 
     await store.importHistory(h);
     const before = await store.usage();
-    await rejectsWith(store.importHistory({ ...h, checkpoints: [{ ...a, state: { other: "content" } }], branches: [], head: { branch: "main" } }), "IMPORT_CONFLICT", /already has a session named "copy"/);
+    await rejectsWith(
+      store.importHistory({ ...h, checkpoints: [{ ...a, state: { other: "content" } }], branches: [], head: { branch: "main" } }),
+      "IMPORT_CONFLICT",
+      /already has a session named "copy"/,
+    );
     expect(await store.usage()).toEqual(before);
     expect((await store.listSessions()).map((s) => [s.name, s.checkpoints])).toEqual([["copy", 3]]);
   });

@@ -60,7 +60,9 @@ function langchainSafeTranscript(): Message[] {
   return transcript().map((m) => {
     const out: Message = { ...m, content: m.content ?? "" };
     if (m.toolCalls) {
-      out.toolCalls = m.toolCalls.filter((c) => c.argumentsText === undefined || Object.keys(c.arguments).length > 0).map(({ argumentsText: _text, ...c }) => c);
+      out.toolCalls = m.toolCalls
+        .filter((c) => c.argumentsText === undefined || Object.keys(c.arguments).length > 0)
+        .map(({ argumentsText: _text, ...c }) => c);
     }
     return out;
   });
@@ -85,7 +87,13 @@ describe("from LangChain", () => {
         usage_metadata: { input_tokens: 40, output_tokens: 20, total_tokens: 60 },
       },
     });
-    expect(msgs[4]).toEqual({ role: "tool", content: '{"temp": 21}', name: "weather", toolCallId: "call_1", extra: { status: "success", artifact: { raw: [21] } } });
+    expect(msgs[4]).toEqual({
+      role: "tool",
+      content: '{"temp": 21}',
+      name: "weather",
+      toolCallId: "call_1",
+      extra: { status: "success", artifact: { raw: [21] } },
+    });
     expect(msgs[6]).toEqual({ role: "tool", content: "population 2.1M", name: "lookup" });
   });
 
@@ -131,9 +139,17 @@ describe("from LangChain", () => {
 
   it("refuses what is not a message LangChain writes", async () => {
     const { cs } = await conversationBench();
-    await rejectsWith(cs.append({ lc: 1, type: "constructor", id: ["langchain_core", "messages", "RemoveMessage"], kwargs: { id: "m" } }), "INVALID_ARGUMENT", /^message 0: "RemoveMessage" is not a LangChain message class/);
+    await rejectsWith(
+      cs.append({ lc: 1, type: "constructor", id: ["langchain_core", "messages", "RemoveMessage"], kwargs: { id: "m" } }),
+      "INVALID_ARGUMENT",
+      /^message 0: "RemoveMessage" is not a LangChain message class/,
+    );
     await rejectsWith(cs.append({ type: "tool", data: { content: "x" } }), "INVALID_ARGUMENT", /^message 0: a ToolMessage needs tool_call_id/);
-    await rejectsWith(cs.append({ type: "ai", data: { content: "", tool_calls: [{ id: "c", name: "f", args: "{}" }] } }), "INVALID_ARGUMENT", /^message 0: data\.tool_calls\[0\]\.args must be a JSON object/);
+    await rejectsWith(
+      cs.append({ type: "ai", data: { content: "", tool_calls: [{ id: "c", name: "f", args: "{}" }] } }),
+      "INVALID_ARGUMENT",
+      /^message 0: data\.tool_calls\[0\]\.args must be a JSON object/,
+    );
   });
 });
 
@@ -185,7 +201,9 @@ describe("to LangChain", () => {
     const [ai] = toLangChainMessages([transcript()[7] as Message]);
     const revived = await load<AIMessage>(JSON.stringify(ai));
     expect(revived.tool_calls).toEqual([{ id: "call_3", name: "search", args: { q: "Paris" }, type: "tool_call" }]);
-    expect(revived.invalid_tool_calls).toEqual([{ id: "call_4", name: "search", args: '{"q": "Rome', error: "the arguments are not a JSON object", type: "invalid_tool_call" }]);
+    expect(revived.invalid_tool_calls).toEqual([
+      { id: "call_4", name: "search", args: '{"q": "Rome', error: "the arguments are not a JSON object", type: "invalid_tool_call" },
+    ]);
   });
 
   it("LangChain → model → OpenAI: a developer system message and provider fields carry across", () => {

@@ -109,7 +109,11 @@ describe("from OpenAI", () => {
   });
 
   it("detects OpenAI messages among others without being told", () => {
-    const msgs = readMessages([{ role: "user", content: "hi" }, { role: "tool", tool_call_id: "c1", content: "ok" }, { role: "developer", content: "be brief" }]);
+    const msgs = readMessages([
+      { role: "user", content: "hi" },
+      { role: "tool", tool_call_id: "c1", content: "ok" },
+      { role: "developer", content: "be brief" },
+    ]);
     expect(msgs).toEqual([
       { role: "user", content: "hi" },
       { role: "tool", content: "ok", toolCallId: "c1" },
@@ -123,7 +127,11 @@ describe("bad OpenAI messages", () => {
 
   it("a bad role at index 3 says message 3 and writes nothing", async () => {
     const { cs } = await conversationBench();
-    const err = await rejectsWith(cs.append([...good, { role: "robot", content: "beep" }], { format: "openai" }), "INVALID_ARGUMENT", /^message 3: role "robot" is not one of/);
+    const err = await rejectsWith(
+      cs.append([...good, { role: "robot", content: "beep" }], { format: "openai" }),
+      "INVALID_ARGUMENT",
+      /^message 3: role "robot" is not one of/,
+    );
     expect(err.data).toEqual({ index: 3, field: "role" });
     expect(await cs.messages()).toEqual([]);
   });
@@ -135,8 +143,14 @@ describe("bad OpenAI messages", () => {
       [{ role: "function", content: "x" }, /^message 0: a function message needs the name/],
       [{ role: "user", content: null }, /^message 0: content must be a string or a list of content parts, not null/],
       [{ role: "user", content: [{ text: "no type" }] }, /^message 0: content\[0\] must be a content part/],
-      [{ role: "assistant", content: "", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: { a: 1 } } }] }, /^message 0: tool_calls\[0\]\.function\.arguments must be a string, not an object/],
-      [{ role: "assistant", content: "", tool_calls: [{ id: "c", type: "custom", custom: { name: "f", input: "x" } }] }, /^message 0: tool_calls\[0\] is of type "custom"; only "function" tool calls are supported/],
+      [
+        { role: "assistant", content: "", tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: { a: 1 } } }] },
+        /^message 0: tool_calls\[0\]\.function\.arguments must be a string, not an object/,
+      ],
+      [
+        { role: "assistant", content: "", tool_calls: [{ id: "c", type: "custom", custom: { name: "f", input: "x" } }] },
+        /^message 0: tool_calls\[0\] is of type "custom"; only "function" tool calls are supported/,
+      ],
       [{ role: "user", content: "x", tool_call_id: "c" }, /^message 0: tool_call_id belongs to tool messages, not user messages/],
     ];
     for (const [message, error] of bad) await rejectsWith(cs.append(message, { format: "openai" }), "INVALID_ARGUMENT", error);

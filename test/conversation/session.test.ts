@@ -46,7 +46,11 @@ describe("messages", () => {
     const { cs } = await conversationBench();
     await cs.append(user("hi"));
     const version = await cs.session.workVersion();
-    const err = await rejectsWith(cs.append([user("a"), assistant("b"), { role: "tool", content: "answer without a call id" }]), "INVALID_ARGUMENT", /^message 2: /);
+    const err = await rejectsWith(
+      cs.append([user("a"), assistant("b"), { role: "tool", content: "answer without a call id" }]),
+      "INVALID_ARGUMENT",
+      /^message 2: /,
+    );
     expect(err.data).toEqual({ index: 2, field: "toolCallId" });
     expect(await cs.messages()).toEqual([user("hi")]);
     expect(await cs.session.workVersion()).toBe(version);
@@ -54,14 +58,26 @@ describe("messages", () => {
 
   it("names the message index and the field in validation errors", async () => {
     const { cs } = await conversationBench();
-    await rejectsWith(cs.append([user("a"), { role: "robot", content: "x" }], { format: "forge" }), "INVALID_ARGUMENT", /^message 1: role "robot" is not one of system, user, assistant, tool/);
-    await rejectsWith(cs.append({ role: "user", content: 42 }, { format: "forge" }), "INVALID_ARGUMENT", /^message 0: content must be a string or a list of content parts, not a number/);
+    await rejectsWith(
+      cs.append([user("a"), { role: "robot", content: "x" }], { format: "forge" }),
+      "INVALID_ARGUMENT",
+      /^message 1: role "robot" is not one of system, user, assistant, tool/,
+    );
+    await rejectsWith(
+      cs.append({ role: "user", content: 42 }, { format: "forge" }),
+      "INVALID_ARGUMENT",
+      /^message 0: content must be a string or a list of content parts, not a number/,
+    );
     await rejectsWith(
       cs.append({ role: "assistant", content: "", toolCalls: [{ id: "c", name: "f", arguments: "{}" }] }, { format: "forge" }),
       "INVALID_ARGUMENT",
       /^message 0: toolCalls\[0\]\.arguments must be a JSON object, not a string/,
     );
-    await rejectsWith(cs.append({ role: "user", content: "x", toolCallId: "c" }), "INVALID_ARGUMENT", /^message 0: toolCallId belongs to tool messages, not user messages/);
+    await rejectsWith(
+      cs.append({ role: "user", content: "x", toolCallId: "c" }),
+      "INVALID_ARGUMENT",
+      /^message 0: toolCallId belongs to tool messages, not user messages/,
+    );
     await rejectsWith(cs.append({ role: "user", content: "x", extra: { at: new Date(0) } }), "INVALID_ARGUMENT", /^message 0: extra\.at is a Date, not JSON/);
     await rejectsWith(cs.append({ role: "user", content: "x", colour: "red" }, { format: "forge" }), "INVALID_ARGUMENT", /^message 0: unknown field "colour"/);
     expect(await cs.messages()).toEqual([]);

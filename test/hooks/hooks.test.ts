@@ -80,7 +80,9 @@ describe("forge hook post-edit", () => {
   it("--strategy strict refuses the snapshot when something changed outside the agent, and still exits 0", () => {
     expect(forge(["files", "snapshot", "base"]).code).toBe(0);
     writeFileSync(join(dir.path, "other.c"), "outside\n");
-    const r = forge(["hook", "post-edit", "--strategy", "strict"], { input: claude("PostToolUse", { tool_name: "Write", tool_input: { file_path: "kernel.c", content: "x" } }) });
+    const r = forge(["hook", "post-edit", "--strategy", "strict"], {
+      input: claude("PostToolUse", { tool_name: "Write", tool_input: { file_path: "kernel.c", content: "x" } }),
+    });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/forge hook post-edit: skipped: .*other\.c/s);
     expect(checkpoints("workspace")).toHaveLength(1);
@@ -135,7 +137,15 @@ describe("forge hook session-start", () => {
 describe("forge hook --host gemini", () => {
   it("always prints one JSON object on stdout, the brief as additionalContext", () => {
     expect(forge(["task", "find the 2x dequant bug"]).code).toBe(0);
-    const gemini = (event: string, fields: Record<string, unknown>) => JSON.stringify({ session_id: "g1", transcript_path: "/tmp/t.json", cwd: dir.path, hook_event_name: event, timestamp: new Date().toISOString(), ...fields });
+    const gemini = (event: string, fields: Record<string, unknown>) =>
+      JSON.stringify({
+        session_id: "g1",
+        transcript_path: "/tmp/t.json",
+        cwd: dir.path,
+        hook_event_name: event,
+        timestamp: new Date().toISOString(),
+        ...fields,
+      });
     const start = forge(["hook", "session-start", "--host", "gemini"], { input: gemini("SessionStart", { source: "resume" }) });
     expect(start.code, start.stderr).toBe(0);
     const out = JSON.parse(start.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
@@ -144,10 +154,19 @@ describe("forge hook --host gemini", () => {
 
     expect(forge(["files", "snapshot", "base"]).code).toBe(0);
     writeFileSync(join(dir.path, "kernel.c"), "int scale = 2;\n");
-    const edit = forge(["hook", "post-edit", "--host", "gemini"], { input: gemini("AfterTool", { tool_name: "replace", tool_input: { file_path: join(dir.path, "kernel.c"), old_string: "1", new_string: "2" }, tool_response: { llmContent: "ok" } }) });
+    const edit = forge(["hook", "post-edit", "--host", "gemini"], {
+      input: gemini("AfterTool", {
+        tool_name: "replace",
+        tool_input: { file_path: join(dir.path, "kernel.c"), old_string: "1", new_string: "2" },
+        tool_response: { llmContent: "ok" },
+      }),
+    });
     expect(edit).toMatchObject({ code: 0, stdout: "{}\n", stderr: "" });
-    expect(forge(["hook", "pre-compact", "--host", "gemini"], { input: gemini("PreCompress", { trigger: "auto" }) })).toMatchObject({ code: 0, stdout: "{}\n" });
-    const broken = forge(["hook", "stop", "--host", "gemini"], { input: "{oops" , env: { FORGE_STORE: `sqlite:${join(dir.path, "kernel.c", "x.db")}` } });
+    expect(forge(["hook", "pre-compact", "--host", "gemini"], { input: gemini("PreCompress", { trigger: "auto" }) })).toMatchObject({
+      code: 0,
+      stdout: "{}\n",
+    });
+    const broken = forge(["hook", "stop", "--host", "gemini"], { input: "{oops", env: { FORGE_STORE: `sqlite:${join(dir.path, "kernel.c", "x.db")}` } });
     expect(broken.code).toBe(0);
     expect(broken.stdout).toBe("{}\n");
   });
@@ -164,10 +183,16 @@ describe("forge hook loads only what its event uses", () => {
         join(tools.path, "loader.mjs"),
         `import { appendFileSync } from "node:fs";\nexport async function load(url, context, next) { if (url.includes("/dist/")) appendFileSync(${JSON.stringify(log)}, url + "\\n"); return next(url, context); }\n`,
       );
-      writeFileSync(join(tools.path, "register.mjs"), `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(join(tools.path, "loader.mjs")).href)});\n`);
+      writeFileSync(
+        join(tools.path, "register.mjs"),
+        `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(join(tools.path, "loader.mjs")).href)});\n`,
+      );
       const r = forge(args, { input, env: { NODE_OPTIONS: `--import ${pathToFileURL(join(tools.path, "register.mjs")).href}` } });
       expect(r.code, r.stderr).toBe(0);
-      return readFileSync(log, "utf8").split("\n").filter((u) => u !== "").map((u) => u.slice(u.indexOf("/dist/") + 6));
+      return readFileSync(log, "utf8")
+        .split("\n")
+        .filter((u) => u !== "")
+        .map((u) => u.slice(u.indexOf("/dist/") + 6));
     } finally {
       tools.remove();
     }
@@ -182,7 +207,10 @@ describe("forge hook loads only what its event uses", () => {
   });
 
   it("pre-compact, and stop --no-files, load the reasoning session and not the workspace engine; --files adds it", () => {
-    for (const args of [["hook", "pre-compact"], ["hook", "stop", "--no-files"]]) {
+    for (const args of [
+      ["hook", "pre-compact"],
+      ["hook", "stop", "--no-files"],
+    ]) {
       const mods = loaded(args, claude("PreCompact", { trigger: "auto" }));
       expect(mods, args.join(" ")).toContain("domains/reasoning/reasoning-session.js");
       expect(workspaceEngine(mods), args.join(" ")).toEqual([]);

@@ -147,7 +147,8 @@ describe("a compiled StateGraph on a SQLite store", () => {
 describe("threads", () => {
   it("deleteThread removes every namespace of the thread and leaves other threads", async () => {
     const { saver } = await sqliteSaver();
-    const put = (thread: string, ns: string) => saver.put(threadConfig(thread, undefined, ns), checkpointOf({ x: `${thread}/${ns}` }, { x: 1 }), loopMetadata(0), { x: 1 });
+    const put = (thread: string, ns: string) =>
+      saver.put(threadConfig(thread, undefined, ns), checkpointOf({ x: `${thread}/${ns}` }, { x: 1 }), loopMetadata(0), { x: 1 });
     const kept = await put("2", "");
     await put("1", "");
     await put("1", "child:42");
@@ -232,7 +233,10 @@ describe("deduplication", () => {
     const { saver } = await sqliteSaver();
     const docs = Array.from({ length: 300 }, (_, i) => ({ id: `doc-${i}`, text: prose(i + 1, 1000) }));
     for (const thread of ["a", "b"]) {
-      await saver.put(threadConfig(thread), checkpointOf({ docs, question: `asked in ${thread}` }, { docs: 1, question: 1 }), loopMetadata(0), { docs: 1, question: 1 });
+      await saver.put(threadConfig(thread), checkpointOf({ docs, question: `asked in ${thread}` }, { docs: 1, question: 1 }), loopMetadata(0), {
+        docs: 1,
+        question: 1,
+      });
     }
     const [a, b] = [sum(await newBytes(saver, "a")), sum(await newBytes(saver, "b"))];
     expect(a).toBeGreaterThan(100_000);
@@ -245,7 +249,12 @@ describe("deduplication", () => {
     let config = threadConfig("chat");
     for (let turn = 1; turn <= 150; turn++) {
       messages.push({ role: "user", content: prose(turn * 2, 300) }, { role: "assistant", content: prose(turn * 2 + 1, 600) });
-      config = await saver.put(config, checkpointOf({ messages: [...messages], tools: "search,calc" }, { messages: turn, tools: 1 }), loopMetadata(turn), turn === 1 ? { messages: 1, tools: 1 } : { messages: turn });
+      config = await saver.put(
+        config,
+        checkpointOf({ messages: [...messages], tools: "search,calc" }, { messages: turn, tools: 1 }),
+        loopMetadata(turn),
+        turn === 1 ? { messages: 1, tools: 1 } : { messages: turn },
+      );
     }
     const perPut = (await newBytes(saver, "chat")).slice(100);
     const json = JSON.stringify(messages).length;

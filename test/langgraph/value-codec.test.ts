@@ -40,7 +40,13 @@ describe("the value codec", () => {
     ["a DeltaSnapshot of messages", new DeltaSnapshot([new HumanMessage({ content: "hi", id: "1" }), { plain: true }])],
     ["an object with toJSON", { when: { toJSON: () => "now" } }],
     ["a Send-like object", { lg_name: "Send", node: "n", args: { x: 1 } }],
-    ["the same object twice", (() => { const o = { x: 1 }; return [o, o, { o }]; })()],
+    [
+      "the same object twice",
+      (() => {
+        const o = { x: 1 };
+        return [o, o, { o }];
+      })(),
+    ],
     ["a string", "just text"],
   ])("stores and revives %s as JsonPlusSerializer does", async (_name, value) => {
     await expectSameAsSerializer(new ValueCodec(serde), value);
@@ -82,9 +88,20 @@ describe("the value codec", () => {
       // Without "__proto__" keys: there the codec deliberately differs (a key stays a key;
       // the serializer's reviver makes it the prototype), which "keeps a __proto__ key as a
       // key" pins down.
-      fc.asyncProperty(fc.anything({ key: fc.string().filter((k) => k !== "__proto__"), withDate: true, withMap: true, withSet: true, withNullPrototype: true, withSparseArray: true, withBoxedValues: true }), async (v) => {
-        await expectSameAsSerializer(new ValueCodec(serde), v);
-      }),
+      fc.asyncProperty(
+        fc.anything({
+          key: fc.string().filter((k) => k !== "__proto__"),
+          withDate: true,
+          withMap: true,
+          withSet: true,
+          withNullPrototype: true,
+          withSparseArray: true,
+          withBoxedValues: true,
+        }),
+        async (v) => {
+          await expectSameAsSerializer(new ValueCodec(serde), v);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -9,7 +9,15 @@ describe("pending writes", () => {
   it("come back in LangGraph's order: task path, then task id, then index", async () => {
     const { saver } = await sqliteSaver();
     const config = await saver.put(threadConfig("t"), checkpointOf({}, {}), loopMetadata(0), {});
-    await saver.putWrites(config, [["x", "b0"], ["y", "b1"]], "task-b", "~__pregel_pull, b");
+    await saver.putWrites(
+      config,
+      [
+        ["x", "b0"],
+        ["y", "b1"],
+      ],
+      "task-b",
+      "~__pregel_pull, b",
+    );
     await saver.putWrites(config, [["x", "a0"]], "task-a", "~__pregel_pull, b");
     await saver.putWrites(config, [["x", "input"]], "task-z");
     await saver.putWrites(config, [["x", "pull-a"]], "task-c", "~__pregel_pull, a");
@@ -65,8 +73,18 @@ describe("pending writes", () => {
   it("keep LangChain messages, undefined and Sets as what they were", async () => {
     const { saver, url } = await sqliteSaver();
     const messages = [new HumanMessage({ content: "hi", id: "m1" }), new AIMessage({ content: "hello", id: "m2" })];
-    const config = await saver.put(threadConfig("t"), checkpointOf({ messages, tags: new Set(["a", "b"]) }, { messages: 1, tags: 1 }), loopMetadata(0), { messages: 1, tags: 1 });
-    await saver.putWrites(config, [["messages", [new AIMessage({ content: "more", id: "m3" })]], ["maybe", undefined]], "task");
+    const config = await saver.put(threadConfig("t"), checkpointOf({ messages, tags: new Set(["a", "b"]) }, { messages: 1, tags: 1 }), loopMetadata(0), {
+      messages: 1,
+      tags: 1,
+    });
+    await saver.putWrites(
+      config,
+      [
+        ["messages", [new AIMessage({ content: "more", id: "m3" })]],
+        ["maybe", undefined],
+      ],
+      "task",
+    );
     await saver.close();
     const tuple = await (await openSaver(url)).getTuple(config);
     const values = tuple?.checkpoint.channel_values as { messages: unknown[]; tags: unknown };

@@ -80,7 +80,9 @@ describe("forge mcp", () => {
   });
 
   it("runs a reasoning session: hypotheses, evidence, beliefs, contradictions, gaps, notes, verify, brief, recover", async () => {
-    expect(await mcp.ok("task_set", { task: "dequant output is 2x too large on gfx1100" })).toMatchObject({ task: "dequant output is 2x too large on gfx1100" });
+    expect(await mcp.ok("task_set", { task: "dequant output is 2x too large on gfx1100" })).toMatchObject({
+      task: "dequant output is 2x too large on gfx1100",
+    });
     const h1 = await mcp.ok("hypothesis_add", { statement: "the scale is applied twice", confidence: 0.6 });
     expect(h1).toMatchObject({ id: "H1", status: "proposed", autoCheckpoint: null });
     expect((await mcp.ok("hypothesis_add", { statement: "the block size is wrong" })).id).toBe("H2");
@@ -142,7 +144,9 @@ describe("forge mcp", () => {
 
     const list = (await mcp.ok("checkpoint_list")).checkpoints as Cp[];
     expect(list.at(-1)?.id).toBe(cp.id); // oldest first, as `forge checkpoint list`
-    expect(((await mcp.ok("checkpoint_list", { trigger: "hypothesis-status" })).checkpoints as Cp[]).every((c) => c.trigger === "hypothesis-status")).toBe(true);
+    expect(((await mcp.ok("checkpoint_list", { trigger: "hypothesis-status" })).checkpoints as Cp[]).every((c) => c.trigger === "hypothesis-status")).toBe(
+      true,
+    );
     expect(((await mcp.ok("checkpoint_search", { query: "BEFORE THE" })).checkpoints as Cp[]).map((c) => c.id)).toEqual([cp.id]);
     expect(((await mcp.ok("checkpoint_search", { query: "milestone", allSessions: true })).checkpoints as Cp[]).map((c) => c.id)).toEqual([cp.id]);
 
@@ -186,7 +190,10 @@ describe("forge mcp", () => {
     writeFileSync(join(dir.path, "notes.txt"), "new\n");
     const status = await mcp.ok("files_status");
     expect((status.changes as { path: string; kind: string }[]).map((c) => `${c.kind} ${c.path}`).sort()).toEqual(["created notes.txt", "modified kernel.c"]);
-    expect((status.changes as { path: string; before: unknown; after: unknown }[]).find((c) => c.path === "notes.txt")).toMatchObject({ before: null, after: { type: "f", mode: "644", size: 4 } });
+    expect((status.changes as { path: string; before: unknown; after: unknown }[]).find((c) => c.path === "notes.txt")).toMatchObject({
+      before: null,
+      after: { type: "f", mode: "644", size: 4 },
+    });
     const diff = await mcp.ok("files_diff", { paths: ["kernel.c"] });
     const files = diff.files as { path: string; patch: string }[];
     expect(files.map((f) => f.path)).toEqual(["kernel.c"]);

@@ -49,7 +49,9 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe("forge milestone", () => {
   it("creates, lists, shows and deletes a milestone", () => {
     const cps = steps(4);
-    const made = json<{ name: string; description: string; from: Cp; to: Cp }>(forge("milestone", "create", "m1", "--from", "#2", "--to", "#4", "-d", "the middle", "--json"));
+    const made = json<{ name: string; description: string; from: Cp; to: Cp }>(
+      forge("milestone", "create", "m1", "--from", "#2", "--to", "#4", "-d", "the middle", "--json"),
+    );
     expect([made.name, made.description, made.from.id, made.to.id]).toEqual(["m1", "the middle", cps[1]?.id, cps[3]?.id]);
     expect(forge("milestone", "list").stdout).toMatch(/^m1 {2}#2 → #4 {2}.*the middle$/m);
     const listed = json<{ milestones: { name: string }[] }>(forge("milestone", "list", "--json"));
@@ -122,13 +124,17 @@ describe("forge checkpoint export / import with milestones", () => {
     const exported = forge("checkpoint", "export", "--output", "b.bundle");
     expect([exported.code, exported.stderr]).toEqual([0, ""]);
     expect(exported.stdout).toMatch(/^exported 4 checkpoints and 2 milestones \(/);
-    const partial = json<{ checkpoints: number; milestones: number; milestonesLeftOut: unknown[] }>(forge("checkpoint", "export", "#3", "#4", "--output", "p.bundle", "--json"));
+    const partial = json<{ checkpoints: number; milestones: number; milestonesLeftOut: unknown[] }>(
+      forge("checkpoint", "export", "#3", "#4", "--output", "p.bundle", "--json"),
+    );
     expect(partial).toMatchObject({ checkpoints: 2, milestones: 0 });
     expect(partial.milestonesLeftOut).toEqual([
       { session: "default", name: "m1", reason: "its start #1 is not in the bundle" },
       { session: "default", name: "m2", reason: "its start #2 is not in the bundle" },
     ]);
-    expect(forge("checkpoint", "export", "#2", "#4", "--output", "q.bundle").stdout).toMatch(/^left out milestone m2: #3, between its ends, is not in the bundle$/m);
+    expect(forge("checkpoint", "export", "#2", "#4", "--output", "q.bundle").stdout).toMatch(
+      /^left out milestone m2: #3, between its ends, is not in the bundle$/m,
+    );
 
     // Another store gets them on the same checkpoints.
     const other = join(dir, "other");
@@ -142,7 +148,9 @@ describe("forge checkpoint export / import with milestones", () => {
       ["m1", cps[0]?.id, cps[2]?.id, "first part"],
       ["m2", cps[1]?.id, cps[3]?.id, ""],
     ]);
-    expect(there("checkpoint", "import", join(dir, "b.bundle")).stdout).toMatch(/^updated session default: 0 checkpoints imported, 4 already here; 0 milestones imported, 2 already here$/m);
+    expect(there("checkpoint", "import", join(dir, "b.bundle")).stdout).toMatch(
+      /^updated session default: 0 checkpoints imported, 4 already here; 0 milestones imported, 2 already here$/m,
+    );
 
     // A milestone of the same name with other ends: refused, naming it, and nothing changes.
     there("milestone", "delete", "m1");
@@ -151,7 +159,9 @@ describe("forge checkpoint export / import with milestones", () => {
     const clash = there("checkpoint", "import", join(dir, "b.bundle"));
     expect(clash.code).toBe(1);
     expect(clash.stdout).toBe("");
-    expect(clash.stderr).toMatch(/^forge: session "default" already has a milestone "m1" from #2 to #3; the bundle's runs from #1 to #3 \(delete this store's milestone first \(forge milestone delete m1\), or import the bundle as a new session with --as NAME\)/);
+    expect(clash.stderr).toMatch(
+      /^forge: session "default" already has a milestone "m1" from #2 to #3; the bundle's runs from #1 to #3 \(delete this store's milestone first \(forge milestone delete m1\), or import the bundle as a new session with --as NAME\)/,
+    );
     expect(milestones(there)).toEqual(before);
 
     // --as: a copy beside the original, its milestones on its own checkpoints.
@@ -198,7 +208,9 @@ describe("forge checkpoint squash", () => {
     const before = list();
     const r = forge("checkpoint", "squash", "#2..#5");
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^forge: cannot squash #2..#5: #2 is tagged verified; #3 is the head of branch "side"; #4 is the end of milestone "m" \(--force folds them in: /);
+    expect(r.stderr).toMatch(
+      /^forge: cannot squash #2..#5: #2 is tagged verified; #3 is the head of branch "side"; #4 is the end of milestone "m" \(--force folds them in: /,
+    );
     expect(r.stdout).toBe("");
     expect(list()).toEqual(before);
   });

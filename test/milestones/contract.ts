@@ -335,20 +335,28 @@ export function runMilestoneContract(name: string, makeStore: MakeStore): void {
         const target = await open();
         const first = (await store.export({ session: "work", refs: ["#1", "#2", "#3"] })).bytes;
         expect((await target.import(first)).sessions[0]).toMatchObject({ milestones: 1, milestonesSkipped: 0 });
-        expect((await target.import(first)).sessions).toEqual([{ name: "work", created: false, checkpoints: 0, skipped: 3, milestones: 0, milestonesSkipped: 1 }]);
+        expect((await target.import(first)).sessions).toEqual([
+          { name: "work", created: false, checkpoints: 0, skipped: 3, milestones: 0, milestonesSkipped: 1 },
+        ]);
         // The target's own "idea" milestone runs elsewhere than the source's.
         const theirs = await target.getSession("work");
         await theirs.createMilestone("idea", { from: "#1", to: "#2" });
         const before = await snapshot(theirs);
         const whole = (await store.export({ session: "work" })).bytes;
-        const error = await rejectsWith(target.import(whole), "IMPORT_CONFLICT", /session "work" already has a milestone "idea" from #1 to #2; the bundle's runs from #2 to #6/);
+        const error = await rejectsWith(
+          target.import(whole),
+          "IMPORT_CONFLICT",
+          /session "work" already has a milestone "idea" from #1 to #2; the bundle's runs from #2 to #6/,
+        );
         expect(error.hint).toMatch(/forge milestone delete idea.*--as NAME/);
         // Neither the checkpoints #4..#6 nor the "parser" milestone's skip went half-way.
         expect(await snapshot(theirs)).toEqual(before);
         expect(seqsOf(await theirs.list())).toEqual([1, 2, 3]);
         // Delete it, as the hint says, and the same bundle goes in.
         await theirs.deleteMilestone("idea");
-        expect((await target.import(whole)).sessions).toEqual([{ name: "work", created: false, checkpoints: 3, skipped: 3, milestones: 1, milestonesSkipped: 1 }]);
+        expect((await target.import(whole)).sessions).toEqual([
+          { name: "work", created: false, checkpoints: 3, skipped: 3, milestones: 1, milestonesSkipped: 1 },
+        ]);
         expect(shape(await theirs.milestones())).toEqual(shape(await session.milestones()));
         expect((await target.fsck()).ok).toBe(true);
       });
@@ -373,7 +381,10 @@ export function runMilestoneContract(name: string, makeStore: MakeStore): void {
         const error = await rejectsWith(target.import(v3), "INVALID_BUNDLE", /it is format version 3, and this Forge reads versions 1 and 2/);
         expect(error.hint).toMatch(/upgrade Forge/);
         // A version-2 manifest must list every session's milestones.
-        const bare = rewriteManifest((await store.export({ session: "work" })).bytes, (m) => ({ ...m, sessions: m.sessions.map(({ milestones: _m, ...s }) => s) }));
+        const bare = rewriteManifest((await store.export({ session: "work" })).bytes, (m) => ({
+          ...m,
+          sessions: m.sessions.map(({ milestones: _m, ...s }) => s),
+        }));
         await rejectsWith(target.import(bare), "INVALID_BUNDLE", /milestones/);
         expect(await target.listSessions()).toEqual([]);
       });
@@ -385,9 +396,21 @@ export function runMilestoneContract(name: string, makeStore: MakeStore): void {
         const edit = (change: (m: BundledMilestone) => BundledMilestone[]) =>
           rewriteManifest(bytes, (m) => ({ ...m, sessions: m.sessions.map((s) => ({ ...s, milestones: s.milestones?.flatMap(change) })) }));
         const target = await open();
-        await rejectsWith(target.import(edit((m) => [{ ...m, to: session.id }])), "INVALID_BUNDLE", /milestone "parser" of session "work" ends at .*, which is not one of the session's checkpoints in the bundle/);
-        await rejectsWith(target.import(edit((m) => [{ ...m, from: m.to, to: m.from }])), "INVALID_BUNDLE", /milestone "parser" of session "work" does not run from a checkpoint to a later one on its history/);
-        await rejectsWith(target.import(edit((m) => [{ ...m, from: c2?.id ?? "", to: c2?.id ?? "" }])), "INVALID_BUNDLE", /milestone "parser" .* does not run from a checkpoint to a later one/);
+        await rejectsWith(
+          target.import(edit((m) => [{ ...m, to: session.id }])),
+          "INVALID_BUNDLE",
+          /milestone "parser" of session "work" ends at .*, which is not one of the session's checkpoints in the bundle/,
+        );
+        await rejectsWith(
+          target.import(edit((m) => [{ ...m, from: m.to, to: m.from }])),
+          "INVALID_BUNDLE",
+          /milestone "parser" of session "work" does not run from a checkpoint to a later one on its history/,
+        );
+        await rejectsWith(
+          target.import(edit((m) => [{ ...m, from: c2?.id ?? "", to: c2?.id ?? "" }])),
+          "INVALID_BUNDLE",
+          /milestone "parser" .* does not run from a checkpoint to a later one/,
+        );
         await rejectsWith(target.import(edit((m) => [m, { ...m, from: c1?.id ?? "" }])), "INVALID_BUNDLE", /session "work" has two milestones named "parser"/);
         await rejectsWith(target.import(edit((m) => [{ ...m, name: "bad name" }])), "INVALID_BUNDLE", /invalid milestone name "bad name"/);
         expect(await target.listSessions()).toEqual([]);
@@ -404,11 +427,21 @@ export function runMilestoneContract(name: string, makeStore: MakeStore): void {
         const to = cps[3] as Checkpoint;
         expect(seqsOf(report.replaced)).toEqual([2, 3, 4]);
         expect(report.forced).toEqual([]);
-        expect(s).toMatchObject({ seq: 4, parentId: cps[0]?.id, branch: "main", message: "step 2; step 3; step 4", stateRoot: to.stateRoot, filesRoot: null, trigger: "manual" });
+        expect(s).toMatchObject({
+          seq: 4,
+          parentId: cps[0]?.id,
+          branch: "main",
+          message: "step 2; step 3; step 4",
+          stateRoot: to.stateRoot,
+          filesRoot: null,
+          trigger: "manual",
+        });
         expect(s.id).not.toBe(to.id);
         expect(s.createdAt).toEqual(to.createdAt);
         expect(s.metadata["squashed"]).toMatchObject({
-          replaced: cps.slice(1, 4).map((c) => ({ id: c.id, seq: c.seq, message: c.message, createdAt: c.createdAt.toISOString(), trigger: "manual", tags: [] })),
+          replaced: cps
+            .slice(1, 4)
+            .map((c) => ({ id: c.id, seq: c.seq, message: c.message, createdAt: c.createdAt.toISOString(), trigger: "manual", tags: [] })),
         });
         expect(isDeepStrictEqual(await session.state(s.id), distinctState(4))).toBe(true);
         expect(seqsOf(await session.list())).toEqual([1, 4, 5]);
@@ -563,7 +596,9 @@ export function runMilestoneContract(name: string, makeStore: MakeStore): void {
           expect((await session.get("side")).id).toBe(r.checkpoint.id);
           expect((await session.head()).checkpoint?.id).toBe(r.checkpoint.id);
           expect(r.headMoved?.to).toBe(r.checkpoint.id);
-          expect(r.checkpoint.metadata["squashed"]).toMatchObject({ replaced: [{ seq: 2, tags: ["verified"] }, { seq: 3 }, { seq: 4, tags: ["significant"] }] });
+          expect(r.checkpoint.metadata["squashed"]).toMatchObject({
+            replaced: [{ seq: 2, tags: ["verified"] }, { seq: 3 }, { seq: 4, tags: ["significant"] }],
+          });
         });
 
         it("moves milestone ends, and deletes a milestone that lay wholly inside the run", async () => {

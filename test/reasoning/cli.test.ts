@@ -164,12 +164,18 @@ describe("forge hypothesis", () => {
     expect([1, 2]).toContain(negative.code);
     fails(negative, negative.code, /^forge: .*confidence.*-0\.2/);
     fails(forge("hypothesis", "add", "y", "--confidence", "abc"), 2, /^forge: --confidence: "abc" is not a number/);
-    expect(json<{ hypotheses: HypothesisJson[] }>(forge("hypothesis", "list", "--json")).hypotheses).toEqual([expect.objectContaining({ id: "H1", confidence: 0.5 })]);
+    expect(json<{ hypotheses: HypothesisJson[] }>(forge("hypothesis", "list", "--json")).hypotheses).toEqual([
+      expect.objectContaining({ id: "H1", confidence: 0.5 }),
+    ]);
   });
 
   it("refuses a status that does not exist", () => {
     forge("hypothesis", "add", "x");
-    fails(forge("hypothesis", "update", "H1", "--status", "maybe"), 1, /^forge: "maybe" is not a hypothesis status \(use one of proposed, testing, confirmed, rejected, abandoned\)/);
+    fails(
+      forge("hypothesis", "update", "H1", "--status", "maybe"),
+      1,
+      /^forge: "maybe" is not a hypothesis status \(use one of proposed, testing, confirmed, rejected, abandoned\)/,
+    );
     fails(forge("hypothesis", "add", "y", "--status", "maybe"), 2, /^forge: option '--status <status>' argument 'maybe' is invalid/);
     fails(forge("hypothesis", "list", "--status", "maybe"), 1, /is not a hypothesis status/);
     expect(json<{ hypotheses: HypothesisJson[] }>(forge("hypothesis", "list", "--json")).hypotheses.map((h) => h.status)).toEqual(["proposed"]);
@@ -184,9 +190,9 @@ describe("forge hypothesis", () => {
 describe("forge evidence", () => {
   it("records supporting, refuting and neutral evidence, moving confidence by the rule", () => {
     forge("hypothesis", "add", "the cache is stale");
-    const sup = json<{ id: string; kind: string; hypothesisId: string | null; source: string | null; strength: number; hypothesis: HypothesisJson | null } & Saved>(
-      forge("evidence", "add", "H1", "the TTL is a day", "--supports", "--source", "config.yml", "--json"),
-    );
+    const sup = json<
+      { id: string; kind: string; hypothesisId: string | null; source: string | null; strength: number; hypothesis: HypothesisJson | null } & Saved
+    >(forge("evidence", "add", "H1", "the TTL is a day", "--supports", "--source", "config.yml", "--json"));
     expect(sup).toMatchObject({ id: "E1", kind: "supports", hypothesisId: "H1", source: "config.yml", strength: 0.5, autoCheckpoint: null });
     expect(sup.hypothesis?.confidence).toBe(0.667);
     const ref = json<{ hypothesis: HypothesisJson | null }>(forge("evidence", "add", "h1", "the cache was flushed", "--refutes", "--strength", "1", "--json"));
@@ -198,7 +204,9 @@ describe("forge evidence", () => {
 
   it("records evidence about no hypothesis with -", () => {
     forge("hypothesis", "add", "x");
-    const e = json<{ id: string; hypothesisId: string | null; hypothesis: unknown }>(forge("evidence", "add", "-", "traffic was normal", "--neutral", "--json"));
+    const e = json<{ id: string; hypothesisId: string | null; hypothesis: unknown }>(
+      forge("evidence", "add", "-", "traffic was normal", "--neutral", "--json"),
+    );
     expect(e).toMatchObject({ id: "E1", hypothesisId: null, hypothesis: null });
     expect(json<HypothesisJson>(forge("hypothesis", "show", "H1", "--json")).evidence).toEqual([]);
   });
@@ -222,8 +230,19 @@ describe("forge evidence", () => {
 describe("forge belief and contradictions", () => {
   it("adds beliefs with links, reports a new contradiction with an automatic checkpoint, and retracts", () => {
     forge("hypothesis", "add", "the index is missing");
-    const b1 = json<{ id: string; dependsOn: string[]; contradictions: unknown[] } & Saved>(forge("belief", "add", "the database is the bottleneck", "--depends-on", "h1", "--json"));
-    expect(b1).toMatchObject({ id: "B1", status: "held", confidence: 0.7, dependsOn: ["H1"], supports: [], contradicts: [], contradictions: [], autoCheckpoint: null });
+    const b1 = json<{ id: string; dependsOn: string[]; contradictions: unknown[] } & Saved>(
+      forge("belief", "add", "the database is the bottleneck", "--depends-on", "h1", "--json"),
+    );
+    expect(b1).toMatchObject({
+      id: "B1",
+      status: "held",
+      confidence: 0.7,
+      dependsOn: ["H1"],
+      supports: [],
+      contradicts: [],
+      contradictions: [],
+      autoCheckpoint: null,
+    });
     const b2 = json<{ id: string; contradictions: { kind: string; beliefs: string[] }[] } & Saved>(
       forge("belief", "add", "the database is idle", "--contradicts", "B1", "--confidence", "0.4", "--json"),
     );
@@ -252,7 +271,9 @@ describe("forge belief and contradictions", () => {
     forge("belief", "add", "b", "--depends-on", "H1");
     forge("hypothesis", "update", "H1", "--status", "rejected");
     const list = json<{ contradictions: { kind: string; grounds: string[]; description: string }[] }>(forge("contradictions", "--json"));
-    expect(list.contradictions).toEqual([expect.objectContaining({ kind: "rests-on-rejected", grounds: ["H1"], description: "B1 is held but rests on H1 (rejected)" })]);
+    expect(list.contradictions).toEqual([
+      expect.objectContaining({ kind: "rests-on-rejected", grounds: ["H1"], description: "B1 is held but rests on H1 (rejected)" }),
+    ]);
   });
 
   it("refuses links to unknown ids and unknown beliefs", () => {
@@ -270,7 +291,9 @@ describe("forge gap", () => {
     expect(g1).toMatchObject({ id: "G1", priority: "low", status: "open", answer: null, autoCheckpoint: null });
     expect(forge("gap", "add", "which version runs in prod?", "--priority", "critical").stdout).toBe("added G2 [critical] which version runs in prod?\n");
     forge("gap", "add", "is it only EU?");
-    const filled = json<{ id: string; status: string; answer: string; filledBy: string | null; filledAt: string } & Saved>(forge("gap", "fill", "g2", "2.4.1", "--by", "N1", "--json"));
+    const filled = json<{ id: string; status: string; answer: string; filledBy: string | null; filledAt: string } & Saved>(
+      forge("gap", "fill", "g2", "2.4.1", "--by", "N1", "--json"),
+    );
     expect(filled).toMatchObject({ id: "G2", status: "filled", answer: "2.4.1", filledBy: "N1", filledAt: expect.stringMatching(ISO) as unknown as string });
     expect(filled.autoCheckpoint).toMatchObject({ trigger: "gap-filled", tags: ["auto", "gap-filled"], message: "auto: G2 filled" });
     expect(json<{ gaps: { id: string }[] }>(forge("gap", "list", "--json")).gaps.map((g) => g.id)).toEqual(["G3", "G1", "G2"]);
@@ -297,14 +320,23 @@ describe("forge gap", () => {
 describe("forge note and task", () => {
   it("writes notes with tags", () => {
     const n = json<{ id: string; text: string; tags: string[]; at: string } & Saved>(forge("note", "slow only under load", "--tags", "perf, load", "--json"));
-    expect(n).toEqual({ id: "N1", text: "slow only under load", tags: ["perf", "load"], at: expect.stringMatching(ISO) as unknown as string, autoCheckpoint: null });
+    expect(n).toEqual({
+      id: "N1",
+      text: "slow only under load",
+      tags: ["perf", "load"],
+      at: expect.stringMatching(ISO) as unknown as string,
+      autoCheckpoint: null,
+    });
     expect(forge("note", "second").stdout).toBe("noted N2\n");
     fails(forge("note", "  "), 1, /^forge: a note is empty/);
   });
 
   it("states and shows the task", () => {
     expect(forge("task").stdout).toBe("no task stated\n");
-    expect(json<{ task: string | null } & Saved>(forge("task", "find why checkout is slow", "--json"))).toEqual({ task: "find why checkout is slow", autoCheckpoint: null });
+    expect(json<{ task: string | null } & Saved>(forge("task", "find why checkout is slow", "--json"))).toEqual({
+      task: "find why checkout is slow",
+      autoCheckpoint: null,
+    });
     expect(json<{ task: string | null }>(forge("task", "--json"))).toEqual({ task: "find why checkout is slow" });
     expect(forge("task").stdout).toBe("find why checkout is slow\n");
   });
@@ -432,9 +464,16 @@ describe("forge brief and recover", () => {
     expect(text.stdout).toContain("- H1 [testing, 0.70, evidence +0/−0] the index is missing");
     expect(text.stdout).toContain("- G1 [high] which version?");
     expect(text.stdout).toContain("there is work since it");
-    const b = json<{ session: string; branch: string | null; checkpoint: { id: string; seq: number; createdAt: string } | null; unsaved: boolean; now: number; markdown: string; contradictions: unknown[]; state: { kind: string; hypotheses: unknown[] } }>(
-      forge("brief", "--json"),
-    );
+    const b = json<{
+      session: string;
+      branch: string | null;
+      checkpoint: { id: string; seq: number; createdAt: string } | null;
+      unsaved: boolean;
+      now: number;
+      markdown: string;
+      contradictions: unknown[];
+      state: { kind: string; hypotheses: unknown[] };
+    }>(forge("brief", "--json"));
     expect(b).toMatchObject({ session: "default", branch: "main", unsaved: true, contradictions: [], state: { kind: "forge.reasoning" } });
     expect(b.checkpoint).toMatchObject({ seq: 1, createdAt: expect.stringMatching(ISO) as unknown as string });
     expect(b.markdown).toMatch(/^# Brief: default \(branch main\)\n/);
@@ -462,7 +501,9 @@ describe("forge brief and recover", () => {
     expect(text.stdout).toMatch(new RegExp(`^Recovery point: .*${cp.id.slice(0, 8)}`));
     expect(text.stdout).toContain("1. Bring back the reasoning state");
     expect(text.stdout).toContain(`forge --session default checkpoint restore ${cp.id.slice(0, 12)}`);
-    const r = json<{ checkpoint: CheckpointJson; recentCommands: { id: string }[]; steps: { title: string; commands: string[] }[]; patch: string | null }>(forge("recover", "--json"));
+    const r = json<{ checkpoint: CheckpointJson; recentCommands: { id: string }[]; steps: { title: string; commands: string[] }[]; patch: string | null }>(
+      forge("recover", "--json"),
+    );
     expect(r.checkpoint.id).toBe(cp.id);
     expect(r.recentCommands.map((c) => c.id)).toEqual(["C1"]);
     expect(r.steps.map((s) => s.title)).toContain("Replay the commands you need (the last ones run through forge)");
@@ -476,9 +517,9 @@ describe("forge code capture", () => {
     const init = forgeIn(repo.root, ["init"]);
     expect(init.code).toBe(0);
     expect(init.stdout).toMatch(/^Initialized empty Forge store in /);
-    const clean = json<{ root: string | null; commit: string | null; branch: string | null; patch: string; untracked: string[]; env: Record<string, string> } & Saved>(
-      forgeIn(repo.root, ["code", "capture", "--json"]),
-    );
+    const clean = json<
+      { root: string | null; commit: string | null; branch: string | null; patch: string; untracked: string[]; env: Record<string, string> } & Saved
+    >(forgeIn(repo.root, ["code", "capture", "--json"]));
     expect(clean).toMatchObject({ root: repo.root, commit: repo.commit, branch: "main", patch: "", untracked: [], env: {}, autoCheckpoint: null });
 
     writeFile(repo.root, "app.txt", "two\n");
@@ -503,10 +544,16 @@ describe("forge code capture", () => {
   it("refuses a secret-looking environment variable unless --allow-secrets", () => {
     const repo = gitRepo();
     forgeIn(repo.root, ["init"]);
-    fails(forgeIn(repo.root, ["code", "capture", "--env", "API_TOKEN"], { API_TOKEN: "tok-123" }), 1, /^forge: refusing to record API_TOKEN: it looks like a secret/);
+    fails(
+      forgeIn(repo.root, ["code", "capture", "--env", "API_TOKEN"], { API_TOKEN: "tok-123" }),
+      1,
+      /^forge: refusing to record API_TOKEN: it looks like a secret/,
+    );
     const brief = json<{ state: { code: unknown } }>(forgeIn(repo.root, ["brief", "--json"]));
     expect(brief.state.code).toBeNull();
-    const allowed = json<{ env: Record<string, string> }>(forgeIn(repo.root, ["code", "capture", "--env", "API_TOKEN", "--allow-secrets", "--json"], { API_TOKEN: "tok-123" }));
+    const allowed = json<{ env: Record<string, string> }>(
+      forgeIn(repo.root, ["code", "capture", "--env", "API_TOKEN", "--allow-secrets", "--json"], { API_TOKEN: "tok-123" }),
+    );
     expect(allowed.env).toEqual({ API_TOKEN: "tok-123" });
   });
 
@@ -545,7 +592,10 @@ describe("forge branch, switch and branches", () => {
     const back = forge("switch", "experiment");
     expect(back.code).toBe(0);
     expect(back.stdout).toMatch(/^on experiment: /);
-    expect(json<{ hypotheses: HypothesisJson[] }>(forge("hypothesis", "list", "--json")).hypotheses.map((h) => h.statement)).toEqual(["shared idea", "only on the experiment"]);
+    expect(json<{ hypotheses: HypothesisJson[] }>(forge("hypothesis", "list", "--json")).hypotheses.map((h) => h.statement)).toEqual([
+      "shared idea",
+      "only on the experiment",
+    ]);
   });
 
   it("creates a branch without moving onto it, and refuses an existing or unknown branch", () => {

@@ -116,7 +116,10 @@ describe("two session objects updating one reasoning session", () => {
       [...Array.from({ length: each }, (_, i) => `A ${i}`), ...Array.from({ length: each }, (_, i) => `B ${i}`)].sort(),
     );
     // Each writer's ids are the ids its statements were stored under.
-    for (const [who, got] of [["A", fromA], ["B", fromB]] as const) {
+    for (const [who, got] of [
+      ["A", fromA],
+      ["B", fromB],
+    ] as const) {
       expect(got.map((id) => stored.find((h) => h.id === id)?.statement)).toEqual(Array.from({ length: each }, (_, i) => `${who} ${i}`));
     }
   });

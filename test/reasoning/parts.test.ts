@@ -89,7 +89,12 @@ describe("the hypothesis board", () => {
       { field: "confidence", old: 0.5, new: 0.7 },
       { field: "status", old: "proposed", new: "testing" },
     ]);
-    expect(hypothesis).toMatchObject({ statement: "the CDN cache is stale", status: "testing", confidence: 0.7, updatedAt: new Date(T0 + MINUTE).toISOString() });
+    expect(hypothesis).toMatchObject({
+      statement: "the CDN cache is stale",
+      status: "testing",
+      confidence: 0.7,
+      updatedAt: new Date(T0 + MINUTE).toISOString(),
+    });
     expect(rs.hypotheses.get("H1")).toEqual(hypothesis);
   });
 
@@ -178,7 +183,13 @@ describe("the confidence rule", () => {
     fc.assert(
       fc.property(
         fc.double({ min: 0, max: 1, noNaN: true }),
-        fc.array(fc.record({ kind: fc.constantFrom("supports" as const, "refutes" as const, "neutral" as const), strength: fc.double({ min: 0, max: 1, noNaN: true }) }), { maxLength: 30 }),
+        fc.array(
+          fc.record({
+            kind: fc.constantFrom("supports" as const, "refutes" as const, "neutral" as const),
+            strength: fc.double({ min: 0, max: 1, noNaN: true }),
+          }),
+          { maxLength: 30 },
+        ),
         (start, steps) => {
           let c = start;
           for (const { kind, strength } of steps) {
@@ -300,7 +311,13 @@ describe("the belief graph", () => {
     rs.beliefs.add("c", { dependsOn: ["B1"] });
     clock.advance(MINUTE);
     const b = rs.beliefs.update("B3", { statement: "c, reworded", confidence: 0.4, dependsOn: ["B2", "B1"], contradicts: ["B2"] });
-    expect(b).toMatchObject({ statement: "c, reworded", confidence: 0.4, dependsOn: ["B1", "B2"], contradicts: ["B2"], updatedAt: new Date(T0 + MINUTE).toISOString() });
+    expect(b).toMatchObject({
+      statement: "c, reworded",
+      confidence: 0.4,
+      dependsOn: ["B1", "B2"],
+      contradicts: ["B2"],
+      updatedAt: new Date(T0 + MINUTE).toISOString(),
+    });
   });
 
   it("retracts a belief, listing it by status", async () => {
@@ -512,9 +529,7 @@ describe("verification runs", () => {
     expect(evidenceId).toBe("E1");
     expect(verification).toMatchObject({ hypothesisId: "H1", evidenceId: "E1" });
     expect(rs.verifications.list()[0]?.evidenceId).toBe("E1");
-    expect(rs.hypotheses.evidenceFor("H1")).toEqual([
-      expect.objectContaining({ id: "E1", kind: "supports", verificationId: "V1", source: "verification V1" }),
-    ]);
+    expect(rs.hypotheses.evidenceFor("H1")).toEqual([expect.objectContaining({ id: "E1", kind: "supports", verificationId: "V1", source: "verification V1" })]);
     expect(rs.hypotheses.get("H1").confidence).toBe(0.667);
   });
 

@@ -164,8 +164,16 @@ describe("reasoning retention", () => {
     const idOf = (at: number) => made.get(at)?.id as string;
     const report = await bench.rs.prune();
     expect(report.dryRun).toBe(false);
-    expect(report.deleted.map((c) => c.id).sort()).toEqual(FIXTURE.filter((e) => e.expect === "pruned").map((e) => idOf(e.at)).sort());
-    expect(report.kept.map((k) => k.checkpoint.id).sort()).toEqual(FIXTURE.filter((e) => e.expect !== "pruned").map((e) => idOf(e.at)).sort());
+    expect(report.deleted.map((c) => c.id).sort()).toEqual(
+      FIXTURE.filter((e) => e.expect === "pruned")
+        .map((e) => idOf(e.at))
+        .sort(),
+    );
+    expect(report.kept.map((k) => k.checkpoint.id).sort()).toEqual(
+      FIXTURE.filter((e) => e.expect !== "pruned")
+        .map((e) => idOf(e.at))
+        .sort(),
+    );
     const remaining = await bench.rs.session.list();
     expect(remaining.map((c) => c.id)).toEqual(FIXTURE.filter((e) => e.expect !== "pruned").map((e) => idOf(e.at)));
   });

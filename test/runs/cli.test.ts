@@ -59,12 +59,22 @@ describe("forge runs", () => {
     expect(forge(["runs", "load", "nightly-0510", "load", "--output", "out.bin"]).code).toBe(0);
     expect([...readFileSync(join(dir.path, "out.bin"))]).toEqual([0, 1, 2, 255]);
     const missing = forge(["runs", "load", "nightly-0510", "nope"]);
-    expect([missing.code, missing.stderr.trim()]).toEqual([1, 'forge: no checkpoint of node "nope" in run "nightly-0510" (`forge runs show nightly-0510` lists its nodes)']);
+    expect([missing.code, missing.stderr.trim()]).toEqual([
+      1,
+      'forge: no checkpoint of node "nope" in run "nightly-0510" (`forge runs show nightly-0510` lists its nodes)',
+    ]);
     expect(forge(["runs", "load", "nightly-0510"]).code).toBe(2);
   });
 
   it("load --json gives the save it read, with its bytes in base64", () => {
-    const r = JSON.parse(forge(["runs", "load", "nightly-0510", "load", "--json"]).stdout) as { runId: string; nodeId: string; sequence: number; size: number; timestamp: string; data: string };
+    const r = JSON.parse(forge(["runs", "load", "nightly-0510", "load", "--json"]).stdout) as {
+      runId: string;
+      nodeId: string;
+      sequence: number;
+      size: number;
+      timestamp: string;
+      data: string;
+    };
     expect([r.runId, r.nodeId, r.sequence, r.size, typeof r.timestamp]).toEqual(["nightly-0510", "load", 2, 4, "string"]);
     expect([...Buffer.from(r.data, "base64")]).toEqual([0, 1, 2, 255]);
     const earlier = JSON.parse(forge(["runs", "load", "nightly-0510", "--sequence", "1", "--json"]).stdout) as { nodeId: string; data: string };

@@ -45,7 +45,10 @@ beforeAll(() => {
   expect(forge(origin, ["checkpoint", "create", "plain", "--state", "s.json"]).code).toBe(0);
   writeFileSync(join(origin, "s.json"), JSON.stringify({ peer: { n: 2 }, title: "second" }));
   expect(forge(origin, ["checkpoint", "create", "second", "--state", "s.json"]).code).toBe(0);
-  for (const [session, key] of [["workspace", "workspace"], ["default", "state"]] as const) {
+  for (const [session, key] of [
+    ["workspace", "workspace"],
+    ["default", "state"],
+  ] as const) {
     const file = join(tmp.path, `${session}.bundle`);
     expect(forge(origin, ["checkpoint", "export", "--session", session, "--output", file]).code).toBe(0);
     bundles[key] = readFileSync(file);
@@ -162,7 +165,10 @@ describe("forge checkpoint import of a hostile bundle", () => {
     const file = dirEntries(objects.get(root) as Buffer).find((e) => e[1] === "readme.md");
     const gone = file?.[0] as string;
     objects.delete(gone);
-    expectRefused(importInto(encode(manifest, objects)), new RegExp(`1 object\\(s\\) its checkpoints need are neither in it nor in this store, e.g. ${gone} \\(listed by object ${root}\\)`));
+    expectRefused(
+      importInto(encode(manifest, objects)),
+      new RegExp(`1 object\\(s\\) its checkpoints need are neither in it nor in this store, e.g. ${gone} \\(listed by object ${root}\\)`),
+    );
   });
 
   it("refuses a state tree whose reference path runs through __proto__, naming the path", () => {
@@ -201,7 +207,10 @@ describe("forge checkpoint import of a hostile bundle", () => {
     const notDir = { ...cp, filesRoot: cp.stateRoot };
     const m1 = structuredClone(manifest);
     (m1.sessions[0] as { checkpoints: unknown[] }).checkpoints = [...(m1.sessions[0]?.checkpoints.slice(0, -1) ?? []), notDir];
-    expectRefused(importInto(encode(m1, objects)), new RegExp(`checkpoint ${cp.id} \\(#${cp.seq} of session "workspace"\\) lists ${cp.stateRoot} as a folder, but it is a JSON \\(j\\) node`));
+    expectRefused(
+      importInto(encode(m1, objects)),
+      new RegExp(`checkpoint ${cp.id} \\(#${cp.seq} of session "workspace"\\) lists ${cp.stateRoot} as a folder, but it is a JSON \\(j\\) node`),
+    );
 
     const all = new Map(objects);
     const entries = dirEntries(objects.get(cp.filesRoot) as Buffer).map((e) => (e[1] === "readme.md" ? [e[0], e[1], e[2], e[3], 4096] : e));

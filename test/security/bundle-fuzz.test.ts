@@ -47,7 +47,10 @@ async function sourceBundles(dir: string): Promise<Buffer[]> {
     const hypotheses = Array.from({ length: 120 }, (_, i) => ({ id: `h${i}`, text: `hypothesis ${i} `.repeat(6), confidence: (i % 10) / 10 }));
     const state = (step: number) =>
       JSON.parse(
-        JSON.stringify({ step, hypotheses: hypotheses.slice(0, 60 + step * 20), notes: "n".repeat(2500 + step), beliefs: { a: { b: { c: step } } } }).replace('"beliefs"', '"__proto__":{"kept":"as data"},"beliefs"'),
+        JSON.stringify({ step, hypotheses: hypotheses.slice(0, 60 + step * 20), notes: "n".repeat(2500 + step), beliefs: { a: { b: { c: step } } } }).replace(
+          '"beliefs"',
+          '"__proto__":{"kept":"as data"},"beliefs"',
+        ),
       ) as unknown;
     await work.checkpoint(state(1), { message: "one", tags: ["start"] });
     await work.checkpoint(state(2), { message: "two" });
@@ -139,7 +142,10 @@ function editManifest(m: LooseManifest, edit: number, a: number, b: number, hash
   const cps = s.checkpoints;
   const cp = pick(cps, a);
   const other = pick(cps, b);
-  const anyCp = pick(sessions.flatMap((x) => x.checkpoints), b);
+  const anyCp = pick(
+    sessions.flatMap((x) => x.checkpoints),
+    b,
+  );
   switch (edit % 12) {
     case 0:
       if (cp) cp.stateRoot = pick(hashes, b) ?? cp.stateRoot;
@@ -282,55 +288,58 @@ async function readEverything(store: Store): Promise<void> {
 }
 
 describe("bundle import under mutation", () => {
-  it(`each of ${RUNS} damaged bundles is imported whole or refused with a ForgeError, and the store stays whole`, async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.nat(),
-        fc.array(recordEdit, { maxLength: 3 }),
-        fc.array(byteEdit, { maxLength: 2 }),
-        fc.boolean(),
-        fc.nat({ max: 2 }),
-        fc.boolean(),
-        async (which, recEdits, byteEdits, fixSum, preload, fromFile) => {
-          if (recEdits.length + byteEdits.length === 0) return;
-          const original = base[which % base.length] as Buffer;
-          const recs = parse(original);
-          for (const e of recEdits) applyRecordEdit(recs, e, base);
-          let bytes = serialize(recs);
-          for (const e of byteEdits) bytes = applyByteEdit(bytes, e);
-          if (fixSum || byteEdits.length === 0) bytes = fixChecksum(bytes);
+  it(
+    `each of ${RUNS} damaged bundles is imported whole or refused with a ForgeError, and the store stays whole`,
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          fc.nat(),
+          fc.array(recordEdit, { maxLength: 3 }),
+          fc.array(byteEdit, { maxLength: 2 }),
+          fc.boolean(),
+          fc.nat({ max: 2 }),
+          fc.boolean(),
+          async (which, recEdits, byteEdits, fixSum, preload, fromFile) => {
+            if (recEdits.length + byteEdits.length === 0) return;
+            const original = base[which % base.length] as Buffer;
+            const recs = parse(original);
+            for (const e of recEdits) applyRecordEdit(recs, e, base);
+            let bytes = serialize(recs);
+            for (const e of byteEdits) bytes = applyByteEdit(bytes, e);
+            if (fixSum || byteEdits.length === 0) bytes = fixChecksum(bytes);
 
-          const dir = join(tmp.path, `run-${++runDir}`);
-          mkdirSync(dir);
-          const store = await openStore(`sqlite:${join(dir, "forge.db")}`);
-          try {
-            // A third of the runs import into a store that already holds one honest bundle.
-            if (preload === 0) await store.import(original);
-            const before = await snapshot(store);
-            let outcome = "imported";
+            const dir = join(tmp.path, `run-${++runDir}`);
+            mkdirSync(dir);
+            const store = await openStore(`sqlite:${join(dir, "forge.db")}`);
             try {
-              if (fromFile) {
-                writeFileSync(join(dir, "in.bundle"), bytes);
-                await store.importFile(join(dir, "in.bundle"));
-              } else {
-                await store.import(bytes);
+              // A third of the runs import into a store that already holds one honest bundle.
+              if (preload === 0) await store.import(original);
+              const before = await snapshot(store);
+              let outcome = "imported";
+              try {
+                if (fromFile) {
+                  writeFileSync(join(dir, "in.bundle"), bytes);
+                  await store.importFile(join(dir, "in.bundle"));
+                } else {
+                  await store.import(bytes);
+                }
+              } catch (e) {
+                if (!(e instanceof ForgeError)) throw e;
+                expect(["INVALID_BUNDLE", "IMPORT_CONFLICT"], e.message).toContain(e.code);
+                outcome = e.code;
+                if (e.code === "INVALID_BUNDLE") expect(await snapshot(store)).toEqual(before);
               }
-            } catch (e) {
-              if (!(e instanceof ForgeError)) throw e;
-              expect(["INVALID_BUNDLE", "IMPORT_CONFLICT"], e.message).toContain(e.code);
-              outcome = e.code;
-              if (e.code === "INVALID_BUNDLE") expect(await snapshot(store)).toEqual(before);
+              const report = await store.fsck();
+              expect(report.ok, `${outcome}; fsck: ${JSON.stringify(report).slice(0, 600)}`).toBe(true);
+              await readEverything(store);
+            } finally {
+              await store.close();
             }
-            const report = await store.fsck();
-            expect(report.ok, `${outcome}; fsck: ${JSON.stringify(report).slice(0, 600)}`).toBe(true);
-            await readEverything(store);
-          } finally {
-            await store.close();
-          }
-        },
-      ),
-      { numRuns: RUNS, seed: SEED, endOnFailure: true },
-    );
-
-  }, Math.max(600_000, RUNS * 100));
+          },
+        ),
+        { numRuns: RUNS, seed: SEED, endOnFailure: true },
+      );
+    },
+    Math.max(600_000, RUNS * 100),
+  );
 });

@@ -38,7 +38,11 @@ describe("writers stay within the limits", () => {
   it("refuses a state holding a string too big for one object, naming its path, and writes nothing", async () => {
     const store = await memory();
     const session = await store.session("big");
-    const error = await rejectsWith(session.checkpoint({ log: { lines: 3, text: "x".repeat(MAX_OBJECT_BYTES) } }), "INVALID_STATE", /^state at \$\.log\.text is too big to store: its JSON would make one node of 64\.0 MiB, more than the 64 MiB any object may hold$/);
+    const error = await rejectsWith(
+      session.checkpoint({ log: { lines: 3, text: "x".repeat(MAX_OBJECT_BYTES) } }),
+      "INVALID_STATE",
+      /^state at \$\.log\.text is too big to store: its JSON would make one node of 64\.0 MiB, more than the 64 MiB any object may hold$/,
+    );
     expect(error.data).toEqual({ path: ["log", "text"] });
     expect(await session.list()).toEqual([]);
     expect(await store.backend.countObjects()).toBe(0);
@@ -49,14 +53,22 @@ describe("writers stay within the limits", () => {
     const session = await store.session("wide");
     const index: Record<string, number> = {};
     for (let i = 0; i <= MAX_JSON_VALUES; i++) index[`k${i}`] = i;
-    await rejectsWith(session.checkpoint({ meta: 1, index }), "INVALID_STATE", /^state at \$\.index is too big to store: the object's own keys and short values would make one node whose body holds more than 1,000,000 values, the most one node may hold$/);
+    await rejectsWith(
+      session.checkpoint({ meta: 1, index }),
+      "INVALID_STATE",
+      /^state at \$\.index is too big to store: the object's own keys and short values would make one node whose body holds more than 1,000,000 values, the most one node may hold$/,
+    );
     expect(await store.backend.countObjects()).toBe(0);
   });
 
   it("refuses to store a file chunk over 1 MiB + 1 byte, naming it", async () => {
     const store = await memory();
     const raw = blobRaw(Buffer.alloc(MAX_BLOB_BYTES, 1));
-    await rejectsWith(store.objects.putRaw(new Map([[sha256(raw), raw]])), "INVALID_STATE", new RegExp(`object ${sha256(raw)} \\(a "b" node\\) cannot be stored: it is 1.0 MiB, more than the 1 MiB \\+ 1 byte a file's bytes or chunk may hold`));
+    await rejectsWith(
+      store.objects.putRaw(new Map([[sha256(raw), raw]])),
+      "INVALID_STATE",
+      new RegExp(`object ${sha256(raw)} \\(a "b" node\\) cannot be stored: it is 1.0 MiB, more than the 1 MiB \\+ 1 byte a file's bytes or chunk may hold`),
+    );
   });
 
   it("refuses to export an oversized object an older Forge stored, rather than write a bundle no Forge imports", async () => {
@@ -66,7 +78,11 @@ describe("writers stay within the limits", () => {
     const files = Buffer.from(dirNodeText([[b.hash, "big.log", "f", 0o644, b.rawBytes - 1]]));
     await store.objects.putRaw(new Map([[sha256(files), files]]));
     await (await store.session("s")).checkpoint({ a: 1 }, { filesRoot: sha256(files) });
-    await rejectsWith(store.export({ session: "s" }), "INVALID_STATE", new RegExp(`cannot export object ${b.hash}: it is 72.0 MiB, more than the 1 MiB \\+ 1 byte`));
+    await rejectsWith(
+      store.export({ session: "s" }),
+      "INVALID_STATE",
+      new RegExp(`cannot export object ${b.hash}: it is 72.0 MiB, more than the 1 MiB \\+ 1 byte`),
+    );
   });
 });
 
@@ -94,7 +110,11 @@ describe("import refuses objects past the limits, without allocating them", () =
   it("refuses a JSON node holding more values than a node may, naming it", async () => {
     const root = Buffer.from(jsonNodeText([], `[${"0,".repeat(MAX_JSON_VALUES)}0]`));
     const target = await memory();
-    await rejectsWith(target.import(await bundleWithRoot([root])), "INVALID_BUNDLE", new RegExp(`object ${sha256(root)} is corrupt: its body holds more than 1,000,000 values, the most one node may hold`));
+    await rejectsWith(
+      target.import(await bundleWithRoot([root])),
+      "INVALID_BUNDLE",
+      new RegExp(`object ${sha256(root)} is corrupt: its body holds more than 1,000,000 values, the most one node may hold`),
+    );
   });
 
   it("refuses a raw-coded object record bigger than any object may be, before reading it", async () => {
@@ -106,20 +126,32 @@ describe("import refuses objects past the limits, without allocating them", () =
     big[0] = 0;
     big[1] = 0x62;
     const bundle = encode(manifest, [...objects, ["ab".repeat(32), big] as const]);
-    await rejectsWith((await memory()).import(bundle), "INVALID_BUNDLE", /the object record at byte \d+ holds 64.0 MiB, more than any object may take \(64 MiB and its hash\)/);
+    await rejectsWith(
+      (await memory()).import(bundle),
+      "INVALID_BUNDLE",
+      /the object record at byte \d+ holds 64.0 MiB, more than any object may take \(64 MiB and its hash\)/,
+    );
   });
 
   it("refuses an array chunk that does not hold an array, and a big file whose chunks are not the sizes it lists", async () => {
     const notArray = Buffer.from(jsonNodeText([], '{"not":"an array"}'));
     const arr = Buffer.from(arrayNodeText([[sha256(notArray), 1]]));
     const target = await memory();
-    await rejectsWith(target.import(await bundleWithRoot([notArray, arr])), "INVALID_BUNDLE", new RegExp(`object ${sha256(arr)} lists ${sha256(notArray)} as a chunk of an array, but it is a JSON node that does not hold an array`));
+    await rejectsWith(
+      target.import(await bundleWithRoot([notArray, arr])),
+      "INVALID_BUNDLE",
+      new RegExp(`object ${sha256(arr)} lists ${sha256(notArray)} as a chunk of an array, but it is a JSON node that does not hold an array`),
+    );
 
     const chunk = blobRaw(Buffer.from("twelve bytes"));
     const big = Buffer.from(fileChunksText([[sha256(chunk), 13]]));
     const dir = Buffer.from(dirNodeText([[sha256(big), "f.bin", "f", 0o644, 13]]));
     const state = Buffer.from(jsonNodeText([], "{}"));
-    await rejectsWith(target.import(await bundleWithRoot([state], [chunk, big, dir])), "INVALID_BUNDLE", new RegExp(`object ${sha256(big)} lists ${sha256(chunk)} as a file chunk of 13 bytes, but it holds 12 bytes`));
+    await rejectsWith(
+      target.import(await bundleWithRoot([state], [chunk, big, dir])),
+      "INVALID_BUNDLE",
+      new RegExp(`object ${sha256(big)} lists ${sha256(chunk)} as a file chunk of 13 bytes, but it holds 12 bytes`),
+    );
     expect(await target.listSessions()).toEqual([]);
   });
 
@@ -158,7 +190,7 @@ describe("jsonShape", () => {
 
   it("accepts exactly what JSON.parse accepts, for JSON and for JSON with a character changed", () => {
     const edited = fc
-      .tuple(fc.json(), fc.nat(), fc.nat({ max: 2 }), fc.constantFrom(..."{}[]:,\"\\ 0123456789.eE+-tfnrul\u00e9\u0001\t\n\u2028x"))
+      .tuple(fc.json(), fc.nat(), fc.nat({ max: 2 }), fc.constantFrom(...'{}[]:,"\\ 0123456789.eE+-tfnrul\u00e9\u0001\t\n\u2028x'))
       .map(([json, at, op, ch]) => {
         const i = json.length === 0 ? 0 : at % json.length;
         return op === 0 ? json.slice(0, i) + ch + json.slice(i) : op === 1 ? json.slice(0, i) + json.slice(i + 1) : json.slice(0, i) + ch + json.slice(i + 1);
@@ -169,7 +201,25 @@ describe("jsonShape", () => {
       }),
       { numRuns: 3000, seed: 4242 },
     );
-    for (const text of ["-0", "0.0e-0", "1E+2", "\"\\u00e9\\/\"", " [ ] ", "01", "1.", ".5", "+1", "[1,]", "{\"a\":1,}", "\"\\x\"", "nul", "", "\"\u0000\"", "\ufeff1", "[]]"]) {
+    for (const text of [
+      "-0",
+      "0.0e-0",
+      "1E+2",
+      '"\\u00e9\\/"',
+      " [ ] ",
+      "01",
+      "1.",
+      ".5",
+      "+1",
+      "[1,]",
+      '{"a":1,}',
+      '"\\x"',
+      "nul",
+      "",
+      '"\u0000"',
+      "\ufeff1",
+      "[]]",
+    ]) {
       expect(accepts(text), text).toBe(parses(text));
     }
     // Bytes that are not UTF-8 decode to U+FFFD: JSON inside a string, not outside one.

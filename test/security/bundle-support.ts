@@ -152,7 +152,14 @@ export function withBigFile(workspaceBundle: Buffer, b: Bomb): Buffer {
     return h;
   };
   const tailChunk = add(Buffer.from("bEND\n"));
-  const bigFile = add(Buffer.from(`f${JSON.stringify([[b.hash, b.rawBytes - 1], [tailChunk, 4]])}\n`));
+  const bigFile = add(
+    Buffer.from(
+      `f${JSON.stringify([
+        [b.hash, b.rawBytes - 1],
+        [tailChunk, 4],
+      ])}\n`,
+    ),
+  );
   const cp = manifest.sessions[0]?.checkpoints.at(-1) as LooseCheckpoint;
   const entries = dirEntries(objects.get(cp.filesRoot as string) as Buffer);
   cp.filesRoot = add(dirText([...entries, [bigFile, "zz-large.log", "f", 0o644, b.rawBytes + 3]]));

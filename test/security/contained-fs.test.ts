@@ -47,9 +47,19 @@ describe("ContainedFs", () => {
   it("refuses to write below a folder that is a link, naming it, and writes nothing", async () => {
     const { root, outside, fs } = setup();
     symlinkSync(outside, join(root, "sub"));
-    await rejectsWith(Promise.resolve().then(() => fs.writeFile("sub/x.txt", Buffer.from("x"), 0o644)), "PATH_OUTSIDE_WORKSPACE", /sub is a symbolic link/);
-    await rejectsWith(Promise.resolve().then(() => fs.symlink("sub/l", "..")), "PATH_OUTSIDE_WORKSPACE");
-    await rejectsWith(Promise.resolve().then(() => fs.mkdirs("sub/deeper")), "PATH_OUTSIDE_WORKSPACE");
+    await rejectsWith(
+      Promise.resolve().then(() => fs.writeFile("sub/x.txt", Buffer.from("x"), 0o644)),
+      "PATH_OUTSIDE_WORKSPACE",
+      /sub is a symbolic link/,
+    );
+    await rejectsWith(
+      Promise.resolve().then(() => fs.symlink("sub/l", "..")),
+      "PATH_OUTSIDE_WORKSPACE",
+    );
+    await rejectsWith(
+      Promise.resolve().then(() => fs.mkdirs("sub/deeper")),
+      "PATH_OUTSIDE_WORKSPACE",
+    );
     expect(readdirSync(outside)).toEqual(["secret.txt"]);
   });
 
@@ -85,22 +95,38 @@ describe("planRestore", () => {
 
   it("refuses, on a file system that folds names, a snapshot holding both README and readme", async () => {
     const { root } = setup();
-    await rejectsWith(Promise.resolve().then(() => plan(root, tree({ README: file, readme: link("x") }), true)), "PATH_OUTSIDE_WORKSPACE", /README and readme/);
+    await rejectsWith(
+      Promise.resolve().then(() => plan(root, tree({ README: file, readme: link("x") }), true)),
+      "PATH_OUTSIDE_WORKSPACE",
+      /README and readme/,
+    );
   });
 
   it("plans README and readme side by side on a case-sensitive file system", () => {
     const { root } = setup();
-    expect(plan(root, tree({ README: file, readme: file }), false).writes.map(([p]) => p).sort()).toEqual(["README", "readme"]);
+    expect(
+      plan(root, tree({ README: file, readme: file }), false)
+        .writes.map(([p]) => p)
+        .sort(),
+    ).toEqual(["README", "readme"]);
   });
 
   it("accepts a link whose text climbs with .. and comes back down inside the root", () => {
     const { root } = setup();
-    expect(plan(root, tree({ "a/b": file, "a/l": link("../a/b") }), false).writes.map(([p]) => p).sort()).toEqual(["a/b", "a/l"]);
+    expect(
+      plan(root, tree({ "a/b": file, "a/l": link("../a/b") }), false)
+        .writes.map(([p]) => p)
+        .sort(),
+    ).toEqual(["a/b", "a/l"]);
   });
 
   it("refuses a link whose path passes through a link of the same tree that climbs out", async () => {
     const { root } = setup();
-    await rejectsWith(Promise.resolve().then(() => plan(root, tree({ "s/up": link(".."), "s/gate": link("up/../outside") }), false)), "PATH_OUTSIDE_WORKSPACE", /s\/gate -> up\/\.\.\/outside/);
+    await rejectsWith(
+      Promise.resolve().then(() => plan(root, tree({ "s/up": link(".."), "s/gate": link("up/../outside") }), false)),
+      "PATH_OUTSIDE_WORKSPACE",
+      /s\/gate -> up\/\.\.\/outside/,
+    );
   });
 
   it("accepts a loop of links, which resolves nowhere", () => {

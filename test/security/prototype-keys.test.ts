@@ -56,7 +56,15 @@ function forge(args: string[], options: { input?: string } = {}): Run {
     cwd: dir.path,
     input: options.input ?? "",
     encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1", FORGE_STORE: "", FORGE_SESSION: "", FORGE_HOOK_STRICT: "", NODE_OPTIONS: `--import=${GUARD}`, PROTOTYPE_GUARD_REPORT: report },
+    env: {
+      ...process.env,
+      NO_COLOR: "1",
+      FORGE_STORE: "",
+      FORGE_SESSION: "",
+      FORGE_HOOK_STRICT: "",
+      NODE_OPTIONS: `--import=${GUARD}`,
+      PROTOTYPE_GUARD_REPORT: report,
+    },
   });
   const guard = existsSync(report) ? readFileSync(report, "utf8").trim().split("\n") : [];
   rmSync(report, { force: true });
@@ -155,7 +163,13 @@ describe("the CLI", () => {
     expect(stored.code).toBe(1);
     expect(stored.stderr).toMatch(/type "constructor" is not a LangChain message type/);
     expectCleanChild(stored);
-    const serialized = forge(["--session", "convo", "chat", "append", '{"lc":1,"type":"constructor","id":["langchain_core","messages","constructor"],"kwargs":{"content":"x"}}']);
+    const serialized = forge([
+      "--session",
+      "convo",
+      "chat",
+      "append",
+      '{"lc":1,"type":"constructor","id":["langchain_core","messages","constructor"],"kwargs":{"content":"x"}}',
+    ]);
     expect(serialized.code).toBe(1);
     expect(serialized.stderr).toMatch(/"constructor" is not a LangChain message class/);
     expectCleanChild(serialized);
@@ -260,7 +274,9 @@ describe("the MCP server", () => {
   it("a tool call with a __proto__ argument is a tool error naming it, and the server keeps serving", async () => {
     const { mcp, closeClean } = await serve();
     expect(await mcp.fails("hypothesis_add", data(`{"statement":"the scale is applied twice","__proto__":{"polluted":"yes"}}`))).toMatch(/__proto__/);
-    expect(await mcp.fails("hypothesis_add", data(`{"statement":"the scale is applied twice","constructor":{"prototype":{"polluted":"yes"}}}`))).toMatch(/constructor/);
+    expect(await mcp.fails("hypothesis_add", data(`{"statement":"the scale is applied twice","constructor":{"prototype":{"polluted":"yes"}}}`))).toMatch(
+      /constructor/,
+    );
     const list = await mcp.ok("hypothesis_list", {});
     expect(list["hypotheses"]).toEqual([]);
     const sessions = await mcp.ok("session_list", {});
@@ -276,7 +292,12 @@ describe("ForgeSaver", () => {
 
   it("channels named __proto__, constructor and prototype round-trip, also when a child carries them over", async () => {
     const { saver } = await sqliteSaver();
-    const root = await saver.put(threadConfig("t"), checkpointOf(data(VALUES), data(VERSIONS) as Record<string, number>), loopMetadata(0), data(VERSIONS) as Record<string, number>);
+    const root = await saver.put(
+      threadConfig("t"),
+      checkpointOf(data(VALUES), data(VERSIONS) as Record<string, number>),
+      loopMetadata(0),
+      data(VERSIONS) as Record<string, number>,
+    );
     const childValues = data(VALUES);
     childValues["prototype"] = [1, 2, 3];
     const childVersions = data(`{"__proto__":1,"constructor":1,"prototype":2}`) as Record<string, number>;
@@ -293,7 +314,12 @@ describe("ForgeSaver", () => {
 
   it("getDeltaChannelHistory answers a channel named __proto__ under its own key", async () => {
     const { saver } = await sqliteSaver();
-    const root = await saver.put(threadConfig("t"), checkpointOf(data(VALUES), data(VERSIONS) as Record<string, number>), loopMetadata(0), data(VERSIONS) as Record<string, number>);
+    const root = await saver.put(
+      threadConfig("t"),
+      checkpointOf(data(VALUES), data(VERSIONS) as Record<string, number>),
+      loopMetadata(0),
+      data(VERSIONS) as Record<string, number>,
+    );
     const child = await saver.put(root, checkpointOf(data(VALUES), data(VERSIONS) as Record<string, number>), loopMetadata(1), {});
     const history = await saver.getDeltaChannelHistory({ config: child, channels: ["__proto__", "constructor"] });
     expect(Object.keys(history)).toEqual(["__proto__", "constructor"]);

@@ -7,7 +7,19 @@
 //
 // A fixed seed and a bounded number of runs in `npm test`; FORGE_FUZZ_RUNS=N (and
 // FORGE_FUZZ_SEED) for a longer run.
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -30,8 +42,29 @@ const NAMES = ["a", "b", "up", "gate", "x", "A"] as const;
 
 /** Link texts: "{canary}", "{root}" are replaced by absolute paths. */
 const TARGETS = [
-  ".", "..", "../..", "../../..", "a", "a/b", "b/../..", "up/../canary", "up/up/canary", "../canary", "../../canary/notes.md",
-  "gate/../canary", "x/../../canary", "missing/../../canary", "gate", "up", "A/..", "{canary}", "{canary}/inner", "{root}", "{root}/a", "{root}/../canary", "/",
+  ".",
+  "..",
+  "../..",
+  "../../..",
+  "a",
+  "a/b",
+  "b/../..",
+  "up/../canary",
+  "up/up/canary",
+  "../canary",
+  "../../canary/notes.md",
+  "gate/../canary",
+  "x/../../canary",
+  "missing/../../canary",
+  "gate",
+  "up",
+  "A/..",
+  "{canary}",
+  "{canary}/inner",
+  "{root}",
+  "{root}/a",
+  "{root}/../canary",
+  "/",
 ] as const;
 
 const name = fc.constantFrom(...NAMES);
@@ -44,7 +77,15 @@ const item: fc.Memo<Item> = fc.memo((n) =>
       )
     : fc.oneof(
         { weight: 2, arbitrary: item(1) },
-        { weight: 1, arbitrary: fc.record({ kind: fc.constant("dir" as const), name, mode: fc.integer({ min: 0o500, max: 0o777 }), items: fc.array(item(n - 1), { maxLength: 4 }) }) },
+        {
+          weight: 1,
+          arbitrary: fc.record({
+            kind: fc.constant("dir" as const),
+            name,
+            mode: fc.integer({ min: 0o500, max: 0o777 }),
+            items: fc.array(item(n - 1), { maxLength: 4 }),
+          }),
+        },
       ),
 );
 
@@ -60,7 +101,13 @@ const scenario = fc.record({
 });
 
 /** Stores a crafted files tree; returns its root hash. */
-async function putTree(ws: Workspace, store: Awaited<ReturnType<typeof openStore>>, items: readonly Item[], sorted: boolean, paths: { canary: string; root: string }): Promise<string> {
+async function putTree(
+  ws: Workspace,
+  store: Awaited<ReturnType<typeof openStore>>,
+  items: readonly Item[],
+  sorted: boolean,
+  paths: { canary: string; root: string },
+): Promise<string> {
   const raws = new Map<string, Buffer>();
   const put = (raw: Buffer) => {
     const h = sha256(raw);
@@ -190,7 +237,11 @@ describe("restore fuzz", () => {
             }
             // Nothing outside: the canary as it was, and nothing new beside the work trees.
             expect(fingerprint(canary)).toEqual(canaryBefore);
-            expect(readdirSync(base).filter((n) => !/^ws\d+$/.test(n)).sort()).toEqual(["canary", "store.db", "store.db-shm", "store.db-wal"].filter((n) => readdirSync(base).includes(n)));
+            expect(
+              readdirSync(base)
+                .filter((n) => !/^ws\d+$/.test(n))
+                .sort(),
+            ).toEqual(["canary", "store.db", "store.db-shm", "store.db-wal"].filter((n) => readdirSync(base).includes(n)));
             // No link the restore made leads outside.
             const escaping = escapingLinks(root).filter((l) => !escapingBefore.has(l));
             expect(escaping).toEqual([]);

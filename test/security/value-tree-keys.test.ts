@@ -21,8 +21,18 @@ describe("value trees read from a store", () => {
     try {
       const child = Buffer.from(jsonNodeText([], `"armed"`));
       const h = sha256(child);
-      const root = Buffer.from(jsonNodeText(paths.map((p) => [h, ...p] as JsonRef), body));
-      await store.objects.putRaw(new Map([[h, child], [sha256(root), root]]));
+      const root = Buffer.from(
+        jsonNodeText(
+          paths.map((p) => [h, ...p] as JsonRef),
+          body,
+        ),
+      );
+      await store.objects.putRaw(
+        new Map([
+          [h, child],
+          [sha256(root), root],
+        ]),
+      );
       await rejectsWith(store.objects.readValue(sha256(root)), "CORRUPT_OBJECT", /child reference/);
       expect(MARK in Object.prototype).toBe(false);
       expect(({} as Record<string, unknown>)[MARK]).toBeUndefined();

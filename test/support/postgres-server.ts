@@ -45,7 +45,9 @@ function binDir(): string {
     dir = findBinDir();
   }
   if (!dir) {
-    throw new Error("no PostgreSQL server binaries under /usr/lib/postgresql/*/bin and apt-get could not install them (install the postgresql package, or set FORGE_TEST_PG_URL)");
+    throw new Error(
+      "no PostgreSQL server binaries under /usr/lib/postgresql/*/bin and apt-get could not install them (install the postgresql package, or set FORGE_TEST_PG_URL)",
+    );
   }
   return (cachedBinDir = dir);
 }
@@ -69,8 +71,15 @@ export function startPostgres(): PostgresServer {
   const port = 50000 + Math.floor(Math.random() * 10000);
   pgTool("initdb", ["-D", data, "-A", "trust", "-U", "forge", "--no-sync", "-E", "UTF8"]);
   pgTool("pg_ctl", [
-    "-D", data, "-l", join(dir, "log"), "-w", "-t", "60",
-    "-o", `-k ${socket} -c listen_addresses='' -p ${port} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
+    "-D",
+    data,
+    "-l",
+    join(dir, "log"),
+    "-w",
+    "-t",
+    "60",
+    "-o",
+    `-k ${socket} -c listen_addresses='' -p ${port} -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200`,
     "start",
   ]);
   const url = `postgres://forge@/postgres?host=${encodeURIComponent(socket)}&port=${port}`;

@@ -91,7 +91,13 @@ describe("the web page in Chromium", () => {
     await page.locator(".row[data-seq='2']").click();
     const transcript = page.locator(".opened .transcript");
     await expect.poll(() => transcript.locator(".msg").count()).toBe(5);
-    expect(await transcript.locator(".msg").evaluateAll((els) => els.map((e) => e.getAttribute("data-role")))).toEqual(["system", "user", "assistant", "tool", "assistant"]);
+    expect(await transcript.locator(".msg").evaluateAll((els) => els.map((e) => e.getAttribute("data-role")))).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+    ]);
     expect(await transcript.locator(".tool-call .tool-name").textContent()).toBe("get_weather");
     expect(await transcript.locator(".tool-call pre").textContent()).toContain('"city": "Paris"');
     mkdirSync(SHOTS, { recursive: true });
@@ -135,7 +141,9 @@ describe("the web page in Chromium", () => {
     await expect.poll(() => page.locator(".working .transcript .msg").count()).toBe(3);
     await page.locator(".save input[aria-label='checkpoint name']").fill("Asked about Lyon");
     await page.locator(".save button").click();
-    await expect.poll(() => page.locator(".timeline .row .message").allTextContents()).toEqual(["Asked about Lyon", "Checkpoint 3", "Weather answered", "Question asked"]);
+    await expect
+      .poll(() => page.locator(".timeline .row .message").allTextContents())
+      .toEqual(["Asked about Lyon", "Checkpoint 3", "Weather answered", "Question asked"]);
     const cs = await ConversationSession.open(store, "support-chat");
     const latest = await cs.latest();
     expect(latest?.checkpoint.name).toBe("Asked about Lyon");

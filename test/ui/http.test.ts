@@ -28,7 +28,11 @@ afterAll(async () => {
 });
 
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
-  fetch(base + path, { method: "POST", headers: { "Content-Type": "application/json", ...headers }, body: typeof body === "string" ? body : JSON.stringify(body) });
+  fetch(base + path, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
 
 describe("forge ui: the API", () => {
   it("binds 127.0.0.1 and needs no token there", () => {
@@ -49,7 +53,10 @@ describe("forge ui: the API", () => {
   it("gives a checkpoint's state and a comparison of two by JSON path", async () => {
     const one = (await (await fetch(`${base}/api/sessions/notes/checkpoints/%231`)).json()) as { view: { kind: string; state: unknown } };
     expect(one.view).toEqual({ kind: "json", state: { a: 1, list: [1, 2] } });
-    const cmp = (await (await fetch(`${base}/api/sessions/notes/compare?from=%231&to=%232`)).json()) as { kind: string; changes: { at: string; kind: string }[] };
+    const cmp = (await (await fetch(`${base}/api/sessions/notes/compare?from=%231&to=%232`)).json()) as {
+      kind: string;
+      changes: { at: string; kind: string }[];
+    };
     expect(cmp.kind).toBe("json");
     expect(cmp.changes.map((c) => [c.at, c.kind])).toEqual([
       ["a", "changed"],
@@ -134,7 +141,11 @@ describe("forge ui: safety rules", () => {
     expect(((await cross.json()) as { code: string }).code).toBe("CROSS_ORIGIN");
     const site = await post("/api/sessions/notes/restore", { ref: "#1" }, { "Sec-Fetch-Site": "cross-site" });
     expect(site.status).toBe(403);
-    const form = await fetch(`${base}/api/sessions/notes/restore`, { method: "POST", headers: { "Content-Type": "application/x-www-form-urlencoded" }, body: "ref=%231" });
+    const form = await fetch(`${base}/api/sessions/notes/restore`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      body: "ref=%231",
+    });
     expect(form.status).toBe(415);
     expect((await s.head()).checkpoint?.id).toBe(before.checkpoint?.id);
     const same = await post("/api/sessions/notes/restore", { ref: "#1" }, { Origin: base });
@@ -188,7 +199,9 @@ describe("forge ui: a conversation's writes (the chat operations)", () => {
   });
 
   it('saves a checkpoint named "Checkpoint N" unless named, answering what `chat save --json` prints', async () => {
-    const first = (await (await post("/api/sessions/talk/save", {})).json()) as { checkpoint: { seq: number; name: string; messageCount: number; session: string } };
+    const first = (await (await post("/api/sessions/talk/save", {})).json()) as {
+      checkpoint: { seq: number; name: string; messageCount: number; session: string };
+    };
     expect([first.checkpoint.session, first.checkpoint.seq, first.checkpoint.name, first.checkpoint.messageCount]).toEqual(["talk", 1, "Checkpoint 1", 3]);
     const named = (await (await post("/api/sessions/talk/save", { name: "done", description: "it worked", tags: ["ok"] })).json()) as {
       checkpoint: { name: string; description: string; tags: string[]; message: string };
@@ -200,12 +213,23 @@ describe("forge ui: a conversation's writes (the chat operations)", () => {
     const before = await (await ConversationSession.open(store, "talk")).messages();
     expect(await errorOf(await post("/api/sessions/talk/messages", {}))).toEqual([400, '"message" is missing: Invalid input']);
     expect(await errorOf(await post("/api/sessions/talk/messages", { message: "hi" }))).toEqual([400, expect.stringMatching(/^invalid message: /)]);
-    expect(await errorOf(await post("/api/sessions/talk/messages", { message: { role: "user", content: "x" }, rm: "-rf" }))).toEqual([400, expect.stringMatching(/rm/)]);
-    expect(await errorOf(await post("/api/sessions/talk/messages", { message: { role: "user", content: "x" }, session: "other" }))).toEqual([400, 'invalid body: "session" is named by the URL']);
+    expect(await errorOf(await post("/api/sessions/talk/messages", { message: { role: "user", content: "x" }, rm: "-rf" }))).toEqual([
+      400,
+      expect.stringMatching(/rm/),
+    ]);
+    expect(await errorOf(await post("/api/sessions/talk/messages", { message: { role: "user", content: "x" }, session: "other" }))).toEqual([
+      400,
+      'invalid body: "session" is named by the URL',
+    ]);
     expect(await errorOf(await post("/api/sessions/talk/messages", [{ role: "user", content: "x" }]))).toEqual([400, "invalid body: expected a JSON object"]);
     expect(await errorOf(await post("/api/sessions/talk/save", "{name:"))).toEqual([400, "the body is not valid JSON"]);
     expect(await errorOf(await post("/api/sessions/talk/save", { name: "x".repeat(201) }))).toEqual([400, expect.stringMatching(/^invalid name: /)]);
-    const robot = await post("/api/sessions/talk/messages", { message: [{ role: "user", content: "ok" }, { role: "robot", content: "beep" }] });
+    const robot = await post("/api/sessions/talk/messages", {
+      message: [
+        { role: "user", content: "ok" },
+        { role: "robot", content: "beep" },
+      ],
+    });
     expect(robot.status).toBe(400);
     expect(await robot.json()).toMatchObject({ code: "INVALID_ARGUMENT", error: expect.stringMatching(/^message 1: role "robot" is not one of/) });
     expect(await (await ConversationSession.open(store, "talk")).messages()).toEqual(before);

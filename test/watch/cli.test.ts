@@ -366,7 +366,9 @@ describe("forge watch: one watcher per session and workspace", () => {
     const p = place("watch-store-inside");
     const r = forge(p, ["watch", "--files", "--store", "sqlite:data/forge.db"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^forge: the store .*data\/forge\.db is inside the watched folder .* every snapshot would change the files watched \(keep the store in \.forge\/ /);
+    expect(r.stderr).toMatch(
+      /^forge: the store .*data\/forge\.db is inside the watched folder .* every snapshot would change the files watched \(keep the store in \.forge\/ /,
+    );
   });
 
   it("usage errors exit 2: a duration without a unit", () => {

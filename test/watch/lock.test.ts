@@ -90,6 +90,10 @@ describe("durations", () => {
   });
 
   it.each(["", "10", "m", "2 weeks", "1.2.3s", "-1s", "2s and more"])("%j is refused with INVALID_TIME", async (text) => {
-    await rejectsWith(Promise.resolve().then(() => parseDuration(text)), "INVALID_TIME", /is not a duration/);
+    await rejectsWith(
+      Promise.resolve().then(() => parseDuration(text)),
+      "INVALID_TIME",
+      /is not a duration/,
+    );
   });
 });

@@ -105,7 +105,10 @@ export function watch(p: Place, args: readonly string[]): WatchProcess {
         if (hit) done(() => resolve(hit));
         else if (finished) done(() => reject(new Error(`forge watch exited without the line awaited; lines: ${JSON.stringify(lines)}; stderr: ${stderr}`)));
       };
-      const timer = setTimeout(() => done(() => reject(new Error(`the line awaited did not come in ${timeoutMs} ms; lines: ${JSON.stringify(lines)}; stderr: ${stderr}`))), timeoutMs);
+      const timer = setTimeout(
+        () => done(() => reject(new Error(`the line awaited did not come in ${timeoutMs} ms; lines: ${JSON.stringify(lines)}; stderr: ${stderr}`))),
+        timeoutMs,
+      );
       const done = (settle: () => void) => {
         clearTimeout(timer);
         waiters.delete(check);

@@ -102,7 +102,9 @@ describe("forge files", () => {
       "D  gone.txt  (changed outside the agent)",
       "R  old.txt → new.txt  (changed outside the agent)",
     ]);
-    const status = json<{ base: CheckpointJson; changes: ChangeJson[]; unknown: string[]; tooLarge: string[]; unreadable: unknown[] }>(forge(root, ["files", "status", "--json"]));
+    const status = json<{ base: CheckpointJson; changes: ChangeJson[]; unknown: string[]; tooLarge: string[]; unreadable: unknown[] }>(
+      forge(root, ["files", "status", "--json"]),
+    );
     expect(status.base.id).toBe(first.snapshot.id);
     expect(status.changes.map((c) => [c.kind, c.path, c.from ?? null])).toEqual([
       ["modified", "a.txt", null],
@@ -140,7 +142,9 @@ describe("forge files", () => {
     expect(statJson.files).toHaveLength(5);
     expect(statJson.files.find((f) => f.path === "new.txt")).toMatchObject({ kind: "renamed", from: "old.txt" });
 
-    const full = json<{ counts: Record<string, number>; files: (ChangeJson & { patch: string | null; note?: string })[] }>(forge(root, ["files", "diff", "--json"]));
+    const full = json<{ counts: Record<string, number>; files: (ChangeJson & { patch: string | null; note?: string })[] }>(
+      forge(root, ["files", "diff", "--json"]),
+    );
     const byPath = new Map(full.files.map((c) => [c.path, c]));
     expect(byPath.get("a.txt")?.patch).toContain("-line2\n+CHANGED\n");
     expect(byPath.get("b.bin")?.patch).toBeNull();
@@ -179,7 +183,10 @@ describe("forge files", () => {
     expect(strict.changes).toEqual({ created: 1, modified: 1, deleted: 0, renamed: 0 });
 
     // --begin: anything until the snapshot is the agent's.
-    expect(json<{ recorded: string[]; begin: boolean }>(forge(root, ["files", "edit", "--begin", "c.txt", "--json"]))).toEqual({ recorded: ["c.txt"], begin: true });
+    expect(json<{ recorded: string[]; begin: boolean }>(forge(root, ["files", "edit", "--begin", "c.txt", "--json"]))).toEqual({
+      recorded: ["c.txt"],
+      begin: true,
+    });
     put(root, "c.txt", "made by the agent\n");
     put(root, "d.txt", "made outside\n");
     expect(json<{ unknown: string[] }>(forge(root, ["files", "status", "--json"])).unknown).toEqual(["d.txt"]);
@@ -267,7 +274,9 @@ describe("forge files", () => {
     put(root, "a.txt", "b\n");
     ok(forge(root, ["files", "edit", "a.txt"]));
     ok(forge(root, ["files", "snapshot", "two"]));
-    const lines = ok(forge(root, ["files", "log"])).trim().split("\n");
+    const lines = ok(forge(root, ["files", "log"]))
+      .trim()
+      .split("\n");
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^#2 +\S{10} +.+\+\d+(\.\d+)? (B|KB) +two$/);
     expect(lines[1]).toMatch(/^#1 +\S{10} .* one \[milestone, keep\]$/);
@@ -286,7 +295,9 @@ describe("forge files", () => {
     const status = json<{ changes: ChangeJson[] }>(forge(join(root, "sub"), ["files", "status", "--json"]));
     expect(status.changes.map((c) => c.path)).toEqual(["sub/inner.txt"]);
     const other = realpathSync(tempDir("files-cli-other").path);
-    const viaRoot = json<{ changes: ChangeJson[] }>(forge(other, ["--store", `sqlite:${join(root, ".forge", "forge.db")}`, "files", "status", "--root", root, "--json"]));
+    const viaRoot = json<{ changes: ChangeJson[] }>(
+      forge(other, ["--store", `sqlite:${join(root, ".forge", "forge.db")}`, "files", "status", "--root", root, "--json"]),
+    );
     expect(viaRoot.changes.map((c) => c.path)).toEqual(["sub/inner.txt"]);
     expect(existsSync(join(other, ".forge"))).toBe(false);
   });
@@ -299,9 +310,13 @@ describe("forge du", () => {
     ok(forge(root, ["files", "snapshot"]));
     put(root, "b.txt", "b".repeat(5000));
     json<SnapshotJson>(forge(root, ["files", "snapshot", "--json"]));
-    const du = json<{ store: string; objects: number; bytes: number; sessions: { name: string; kind: string; checkpoints: number; bytesAdded: number }[]; gcWouldFree: { objects: number; bytes: number } }>(
-      forge(root, ["du", "--json"]),
-    );
+    const du = json<{
+      store: string;
+      objects: number;
+      bytes: number;
+      sessions: { name: string; kind: string; checkpoints: number; bytesAdded: number }[];
+      gcWouldFree: { objects: number; bytes: number };
+    }>(forge(root, ["du", "--json"]));
     expect(du.store).toBe(`sqlite:${join(root, ".forge", "forge.db")}`);
     expect(du.objects).toBeGreaterThan(0);
     expect(du.bytes).toBeGreaterThan(0);
@@ -325,7 +340,9 @@ describe("checkpoint --files", () => {
     put(root, "code.ts", "v1\n");
     put(root, "lib/util.ts", "util v1\n");
     const tree1 = walkTree(root);
-    const made = json<{ checkpoint: CheckpointJson; filesSnapshot: CheckpointJson }>(forge(root, ["checkpoint", "create", "one", "--state", join(states, "s1.json"), "--files", "--json"]));
+    const made = json<{ checkpoint: CheckpointJson; filesSnapshot: CheckpointJson }>(
+      forge(root, ["checkpoint", "create", "one", "--state", join(states, "s1.json"), "--files", "--json"]),
+    );
     const one = made.checkpoint;
     expect(one.session).toBe("default");
     expect(one.filesRoot).toMatch(/^[0-9a-f]{64}$/);
@@ -340,9 +357,11 @@ describe("checkpoint --files", () => {
     const tree2 = walkTree(root);
     put(root, "code.ts", "v3, never checkpointed\n");
 
-    const back = json<{ checkpoint: CheckpointJson; state: unknown; files: { written: string[]; deleted: string[]; skipped: unknown[]; safety: CheckpointJson | null } }>(
-      forge(root, ["checkpoint", "restore", one.id, "--files", "--json"]),
-    );
+    const back = json<{
+      checkpoint: CheckpointJson;
+      state: unknown;
+      files: { written: string[]; deleted: string[]; skipped: unknown[]; safety: CheckpointJson | null };
+    }>(forge(root, ["checkpoint", "restore", one.id, "--files", "--json"]));
     expect(back.checkpoint.id).toBe(one.id);
     expect(back.state).toEqual({ step: 1 });
     expect([...back.files.written].sort()).toEqual(["code.ts", "lib/util.ts"]);
@@ -365,11 +384,17 @@ describe("checkpoint --files", () => {
   it("refuses --files for a checkpoint without files before moving anything (exit 1)", () => {
     const root = initialized();
     put(root, "a.txt", "a\n");
-    const plain = json<{ checkpoint: CheckpointJson }>(forge(root, ["checkpoint", "create", "plain", "--state", "-", "--json"], { input: '{"x":1}' })).checkpoint;
+    const plain = json<{ checkpoint: CheckpointJson }>(
+      forge(root, ["checkpoint", "create", "plain", "--state", "-", "--json"], { input: '{"x":1}' }),
+    ).checkpoint;
     expect(plain.filesRoot).toBeNull();
     json<{ checkpoint: CheckpointJson }>(forge(root, ["checkpoint", "create", "later", "--state", "-", "--json"], { input: '{"x":2}' }));
     const before = walkTree(root);
-    fails(forge(root, ["checkpoint", "restore", plain.id, "--files"]), 1, /^forge: checkpoint #1 carries no files snapshot \(it was created without files \(--files on the command line/);
+    fails(
+      forge(root, ["checkpoint", "restore", plain.id, "--files"]),
+      1,
+      /^forge: checkpoint #1 carries no files snapshot \(it was created without files \(--files on the command line/,
+    );
     expect(walkTree(root)).toEqual(before);
     const head = json<{ checkpoint: CheckpointJson }>(forge(root, ["checkpoint", "show", "HEAD", "--json"]));
     expect(head.checkpoint.message).toBe("later");

@@ -198,7 +198,10 @@ describe("snapshots from a hint of the changed paths", () => {
     for (const changed of [[""], ["../outside"], ["src//a.txt"], ["gone/deeper/x.txt"]]) {
       untold();
       const r = await ws.snapshotIfChanged("doubt", { changed });
-      expect(r?.changes.map((c) => c.path), JSON.stringify(changed)).toEqual(["other/b.txt"]);
+      expect(
+        r?.changes.map((c) => c.path),
+        JSON.stringify(changed),
+      ).toEqual(["other/b.txt"]);
       expect(r?.snapshot.filesRoot).toBe(await fullWalkRoot(open));
     }
   });

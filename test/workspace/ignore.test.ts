@@ -101,7 +101,9 @@ describe("ignore rules", () => {
     put(root, "old.bak", "changed\n");
     put(root, "secrets/new.pem", "new secret\n");
     put(root, "src/index.ts", "edited\n");
-    const ignoredBefore = Object.fromEntries(["node_modules", "build", "secrets", ".git", "sub/deeper/.git", "sub/deeper/.forge"].map((d) => [d, fingerprint(join(root, d))]));
+    const ignoredBefore = Object.fromEntries(
+      ["node_modules", "build", "secrets", ".git", "sub/deeper/.git", "sub/deeper/.forge"].map((d) => [d, fingerprint(join(root, d))]),
+    );
 
     const r = await ws.restore(snap.snapshot.id);
     expect(r.written).toEqual(["src/index.ts"]);

@@ -90,10 +90,14 @@ function unreadableSetup(): { root: string; as: RunAs | undefined; give: (path: 
 
 /** Tries to read `path` as the user the CLI runs as; returns the error code, or "readable". */
 function readAs(path: string, as: RunAs | undefined): string {
-  const r = spawnSync(process.execPath, ["-e", "try { require('fs').readFileSync(process.argv[1]); console.log('readable') } catch (e) { console.log(e.code) }", path], {
-    encoding: "utf8",
-    ...(as && { uid: as.uid, gid: as.gid }),
-  });
+  const r = spawnSync(
+    process.execPath,
+    ["-e", "try { require('fs').readFileSync(process.argv[1]); console.log('readable') } catch (e) { console.log(e.code) }", path],
+    {
+      encoding: "utf8",
+      ...(as && { uid: as.uid, gid: as.gid }),
+    },
+  );
   return r.stdout.trim();
 }
 

@@ -112,7 +112,9 @@ describe("round trip", () => {
     expect(git(join(root, "vendor/lib"), "log", "--format=%s")).toBe("three\ntwo\none\n");
     // Its ignored build output keeps the content it had, though the snapshot's differs.
     expect(read(root, IGNORED_OBJECT)).toBe("object v2");
-    expect(report.written).toEqual(expect.arrayContaining(["src/main.ts", "docs/my notes.md", "scripts/plain.sh", "link-to-file", "dangling", "vendor/lib/src/lib.c"]));
+    expect(report.written).toEqual(
+      expect.arrayContaining(["src/main.ts", "docs/my notes.md", "scripts/plain.sh", "link-to-file", "dangling", "vendor/lib/src/lib.c"]),
+    );
     expect(report.deleted).toEqual(expect.arrayContaining(["new/dir/brand new.txt", "new-link", "vendor/lib/new.c", "données/renamed ✓.txt"]));
   });
 
@@ -429,7 +431,7 @@ describe("big files", () => {
     const node = await store.objects.getNode(info?.hash ?? "");
     expect(node.kind).toBe("f");
     if (node.kind === "f") {
-      expect(node.entries.length).toBeGreaterThan(5 * MB / MAX_CHUNK - 1);
+      expect(node.entries.length).toBeGreaterThan((5 * MB) / MAX_CHUNK - 1);
       expect(node.entries.reduce((n, [, size]) => n + size, 0)).toBe(v2.length);
     }
 

@@ -50,22 +50,40 @@ const NAME_CASES: readonly (readonly [string, string, () => Buffer[]])[] = [
   ["a file named ../escape", "../escape", () => [dirNode([fileEntry("../escape")])]],
   ["a file named with an absolute path", "/", () => [dirNode([fileEntry("/tmp/x")])]],
   ["a file named a/b (a slash inside a name)", "sub/../../escape", () => [dirNode([fileEntry("sub/../../escape")])]],
-  ["a folder named ..", "..", () => {
-    const inner = dirNode([fileEntry("escape")]);
-    return [inner, dirNode([[sha256(inner), "..", "d", 0o755, 0]])];
-  }],
+  [
+    "a folder named ..",
+    "..",
+    () => {
+      const inner = dirNode([fileEntry("escape")]);
+      return [inner, dirNode([[sha256(inner), "..", "d", 0o755, 0]])];
+    },
+  ],
   ["a file named ..", "..", () => [dirNode([fileEntry("..")])]],
   ["a file named .", ".", () => [dirNode([fileEntry(".")])]],
   ["an empty name", '""', () => [dirNode([fileEntry("")])]],
   ["a name with a NUL byte", "a\\u0000b", () => [dirNode([fileEntry("a\0b")])]],
-  ["a deep ../../ name in a subfolder", "../../escape", () => {
-    const inner = dirNode([fileEntry("../../escape")]);
-    return [inner, dirNode([[sha256(inner), "sub", "d", 0o755, 0]])];
-  }],
-  ["two entries of one name (a folder and a symlink)", '"hinge" twice', () => {
-    const inner = dirNode([]);
-    return [inner, dirNode([[sha256(inner), "hinge", "d", 0o700, 0], ["", "hinge", "l", 0o777, 11, "up/../guard"]])];
-  }],
+  [
+    "a deep ../../ name in a subfolder",
+    "../../escape",
+    () => {
+      const inner = dirNode([fileEntry("../../escape")]);
+      return [inner, dirNode([[sha256(inner), "sub", "d", 0o755, 0]])];
+    },
+  ],
+  [
+    "two entries of one name (a folder and a symlink)",
+    '"hinge" twice',
+    () => {
+      const inner = dirNode([]);
+      return [
+        inner,
+        dirNode([
+          [sha256(inner), "hinge", "d", 0o700, 0],
+          ["", "hinge", "l", 0o777, 11, "up/../guard"],
+        ]),
+      ];
+    },
+  ],
   ["entries out of order", "out of order", () => [dirNode([fileEntry("b"), fileEntry("a")])]],
 ];
 
@@ -73,20 +91,36 @@ const NAME_CASES: readonly (readonly [string, string, () => Buffer[]])[] = [
 const LINK_CASES: readonly (readonly [string, (outside: string) => Buffer[]])[] = [
   ["a symlink to an absolute path outside", (outside) => [dirNode([["", "evil", "l", 0o777, 0, outside]])]],
   ["a symlink to ../ outside", () => [dirNode([["", "evil", "l", 0o777, 0, "../outside"]])]],
-  ["a symlink in a subfolder climbing out", () => {
-    const inner = dirNode([["", "evil", "l", 0o777, 0, "../../outside/x"]]);
-    return [inner, dirNode([[sha256(inner), "sub", "d", 0o755, 0]])];
-  }],
+  [
+    "a symlink in a subfolder climbing out",
+    () => {
+      const inner = dirNode([["", "evil", "l", 0o777, 0, "../../outside/x"]]);
+      return [inner, dirNode([[sha256(inner), "sub", "d", 0o755, 0]])];
+    },
+  ],
   ["a symlink to / itself", () => [dirNode([["", "evil", "l", 0o777, 0, "/"]])]],
-  ["a symlink that climbs out through another link of the tree (sub/gate -> up/../outside, sub/up -> ..)", () => {
-    const inner = dirNode([["", "gate", "l", 0o777, 0, "up/../outside"], ["", "up", "l", 0o777, 0, ".."]]);
-    return [inner, dirNode([[sha256(inner), "sub", "d", 0o755, 0]])];
-  }],
-  ["a two-hop chain (p/far -> hop/../outside, p/hop -> q/top, p/q/top -> ../..)", () => {
-    const q = dirNode([["", "top", "l", 0o777, 0, "../.."]]);
-    const p = dirNode([["", "far", "l", 0o777, 0, "hop/../outside"], ["", "hop", "l", 0o777, 0, "q/top"], [sha256(q), "q", "d", 0o755, 0]]);
-    return [q, p, dirNode([[sha256(p), "p", "d", 0o755, 0]])];
-  }],
+  [
+    "a symlink that climbs out through another link of the tree (sub/gate -> up/../outside, sub/up -> ..)",
+    () => {
+      const inner = dirNode([
+        ["", "gate", "l", 0o777, 0, "up/../outside"],
+        ["", "up", "l", 0o777, 0, ".."],
+      ]);
+      return [inner, dirNode([[sha256(inner), "sub", "d", 0o755, 0]])];
+    },
+  ],
+  [
+    "a two-hop chain (p/far -> hop/../outside, p/hop -> q/top, p/q/top -> ../..)",
+    () => {
+      const q = dirNode([["", "top", "l", 0o777, 0, "../.."]]);
+      const p = dirNode([
+        ["", "far", "l", 0o777, 0, "hop/../outside"],
+        ["", "hop", "l", 0o777, 0, "q/top"],
+        [sha256(q), "q", "d", 0o755, 0],
+      ]);
+      return [q, p, dirNode([[sha256(p), "p", "d", 0o755, 0]])];
+    },
+  ],
 ];
 
 function expectNothingWritten(b: Bench & { before: ReturnType<typeof walkTree>; outside: string }): void {
@@ -182,7 +216,14 @@ describe("crafted snapshots", () => {
     const b = await victim();
     const id = await craftedSnapshot(b, () => {
       const inner = dirNode([fileEntry("f.txt"), ["", "up", "l", 0o777, 0, "../a.txt"]]);
-      return [inner, dirNode([["", "in", "l", 0o777, 0, "sub/../a.txt"], ["", "self", "l", 0o777, 0, "."], [sha256(inner), "sub", "d", 0o755, 0]])];
+      return [
+        inner,
+        dirNode([
+          ["", "in", "l", 0o777, 0, "sub/../a.txt"],
+          ["", "self", "l", 0o777, 0, "."],
+          [sha256(inner), "sub", "d", 0o755, 0],
+        ]),
+      ];
     });
     await b.ws.restore(id);
     expect(walkTree(b.root)).toEqual({
@@ -284,4 +325,3 @@ describe("symlinked folders in the current tree", () => {
     expect(readFileSync(join(b.outside, "private.txt"), "utf8")).toBe("not the workspace's\n");
   });
 });
-

@@ -50,7 +50,9 @@ export class PostgresBackend extends SqlBackend {
     try {
       parsed = parse(url);
     } catch (e) {
-      throw new ForgeError("INVALID_STORE_URL", `cannot parse the PostgreSQL store URL: ${(e as Error).message}`, { hint: "postgres://user:password@host:5432/database?schema=forge" });
+      throw new ForgeError("INVALID_STORE_URL", `cannot parse the PostgreSQL store URL: ${(e as Error).message}`, {
+        hint: "postgres://user:password@host:5432/database?schema=forge",
+      });
     }
     const schema = typeof parsed.schema === "string" && parsed.schema !== "" ? parsed.schema : "public";
     if (!/^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(schema)) {

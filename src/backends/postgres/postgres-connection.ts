@@ -12,7 +12,22 @@ export interface Queryable {
 
 const RETRIES = 4;
 /** Error codes worth another try: the connection, not the statement, failed. */
-const TRANSIENT = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "57P01", "57P02", "57P03", "08000", "08003", "08006", "08001", "08004", "40001", "40P01"]);
+const TRANSIENT = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "57P01",
+  "57P02",
+  "57P03",
+  "08000",
+  "08003",
+  "08006",
+  "08001",
+  "08004",
+  "40001",
+  "40P01",
+]);
 
 /** Whether `e` is a failure of the connection rather than of the statement. */
 export function isTransient(e: unknown): boolean {
@@ -42,11 +57,21 @@ export async function retryConnection<T>(op: () => Promise<T>): Promise<T> {
 export function pgError(e: unknown, where: string): unknown {
   if (e instanceof ForgeError) return e;
   const code = (e as { code?: string }).code ?? "";
-  if (code === "ECONNREFUSED" || code === "ENOENT" || code === "EHOSTUNREACH" || code === "ETIMEDOUT" || code === "ENOTFOUND" || /timeout/i.test((e as Error).message ?? "")) {
+  if (
+    code === "ECONNREFUSED" ||
+    code === "ENOENT" ||
+    code === "EHOSTUNREACH" ||
+    code === "ETIMEDOUT" ||
+    code === "ENOTFOUND" ||
+    /timeout/i.test((e as Error).message ?? "")
+  ) {
     return new ForgeError("STORE_UNAVAILABLE", `cannot reach PostgreSQL at ${where}`, { hint: "is the server running?", cause: e });
   }
   if (code === "28P01" || code === "28000" || code === "3D000") {
-    return new ForgeError("STORE_UNAVAILABLE", `PostgreSQL at ${where} refused the connection: ${(e as Error).message}`, { hint: "check the user, password and database in the store URL", cause: e });
+    return new ForgeError("STORE_UNAVAILABLE", `PostgreSQL at ${where} refused the connection: ${(e as Error).message}`, {
+      hint: "check the user, password and database in the store URL",
+      cause: e,
+    });
   }
   if (TRANSIENT.has(code)) {
     return new ForgeError("STORE_UNAVAILABLE", `lost the connection to PostgreSQL at ${where}: ${(e as Error).message}`, { hint: "try again", cause: e });

@@ -83,7 +83,9 @@ export async function migrate(client: Queryable, schema: string, lockKey: string
     await client.query("CREATE TABLE IF NOT EXISTS forge_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)");
     const done = (await client.query<{ v: number | null }>("SELECT max(version) AS v FROM forge_migrations")).rows[0]?.v ?? 0;
     if (done > MIGRATIONS.length) {
-      throw new ForgeError("STORE_UNAVAILABLE", `the store's schema (version ${done}) is newer than this Forge knows (${MIGRATIONS.length})`, { hint: "upgrade forge-reasoning" });
+      throw new ForgeError("STORE_UNAVAILABLE", `the store's schema (version ${done}) is newer than this Forge knows (${MIGRATIONS.length})`, {
+        hint: "upgrade forge-reasoning",
+      });
     }
     for (let v = done; v < MIGRATIONS.length; v++) {
       await client.query(MIGRATIONS[v] as string);

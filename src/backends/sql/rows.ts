@@ -53,8 +53,16 @@ export const SESSION_COLUMNS = "id, name, kind, created_at, metadata, next_seq, 
 
 export function sessionParams(row: SessionRow): unknown[] {
   return [
-    row.id, row.name, row.kind, row.createdAt, JSON.stringify(row.metadata), row.nextSeq,
-    row.headBranch, row.headCheckpoint, row.workRoot, row.workVersion,
+    row.id,
+    row.name,
+    row.kind,
+    row.createdAt,
+    JSON.stringify(row.metadata),
+    row.nextSeq,
+    row.headBranch,
+    row.headCheckpoint,
+    row.workRoot,
+    row.workVersion,
   ];
 }
 
@@ -79,8 +87,20 @@ export const CHECKPOINT_COLUMNS =
 
 export function checkpointParams(c: CheckpointRow): unknown[] {
   return [
-    c.id, c.sessionId, c.seq, c.parentId, c.branch, c.createdAt, c.message, JSON.stringify(c.tags), c.trigger,
-    JSON.stringify(c.metadata), c.stateRoot, c.filesRoot, c.logicalBytes, c.newBytes,
+    c.id,
+    c.sessionId,
+    c.seq,
+    c.parentId,
+    c.branch,
+    c.createdAt,
+    c.message,
+    JSON.stringify(c.tags),
+    c.trigger,
+    JSON.stringify(c.metadata),
+    c.stateRoot,
+    c.filesRoot,
+    c.logicalBytes,
+    c.newBytes,
   ];
 }
 

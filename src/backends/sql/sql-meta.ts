@@ -2,16 +2,7 @@
 // connection: outside a transaction on the backend's own connection, inside one on the
 // connection its driver holds the transaction on.
 import { ForgeError } from "../../core/errors.js";
-import type {
-  CheckpointQuery,
-  CheckpointRow,
-  DeletedObjects,
-  MetaWriter,
-  MilestoneRow,
-  RefRow,
-  SessionPatch,
-  SessionRow,
-} from "../backend.js";
+import type { CheckpointQuery, CheckpointRow, DeletedObjects, MetaWriter, MilestoneRow, RefRow, SessionPatch, SessionRow } from "../backend.js";
 import type { SqlConnection } from "./connection.js";
 import { listParts, type SqlDialect } from "./dialect.js";
 import {
@@ -82,7 +73,7 @@ export class SqlMeta implements MetaWriter {
     const dir = q.order === "desc" ? "DESC" : "ASC";
     const order = q.sessionId === undefined ? `created_at ${dir}, id ${dir}` : `seq ${dir}`;
     let sql = `SELECT * FROM ${this.#d.tables.checkpoints}${where.length ? " WHERE " + where.join(" AND ") : ""} ORDER BY ${order}`;
-    if (q.limit !== undefined) sql += " LIMIT ?", params.push(q.limit);
+    if (q.limit !== undefined) (sql += " LIMIT ?"), params.push(q.limit);
     const rows = await this.#db.all<CheckpointRecord>(this.#d.placeholders(sql), params);
     return rows.map((r) => toCheckpoint(this.#d, r));
   }

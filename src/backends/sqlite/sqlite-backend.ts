@@ -61,7 +61,8 @@ export class SqliteBackend extends SqlBackend {
     if (kind === "absent") {
       wrapOpenErrors(path, () => createStoreFile(path, timeoutMs));
       kind = recogniseStoreFile(path);
-      if (kind === "absent") throw new ForgeError("STORE_UNAVAILABLE", `the SQLite store at ${path} vanished while it was being created`, { hint: "try again" });
+      if (kind === "absent")
+        throw new ForgeError("STORE_UNAVAILABLE", `the SQLite store at ${path} vanished while it was being created`, { hint: "try again" });
     }
     return new SqliteBackend(`sqlite:${path}`, openConnection(path, timeoutMs, kind), { path, timeoutMs });
   }
@@ -77,11 +78,13 @@ export class SqliteBackend extends SqlBackend {
       }
       const insert = this.#insertObject;
       let bytes = 0;
-      this.#db.db.transaction(() => {
-        for (const o of objects) {
-          if (insert.run(hashKey(o.hash), o.data, now).changes > 0) bytes += o.data.length;
-        }
-      }).immediate();
+      this.#db.db
+        .transaction(() => {
+          for (const o of objects) {
+            if (insert.run(hashKey(o.hash), o.data, now).changes > 0) bytes += o.data.length;
+          }
+        })
+        .immediate();
       return bytes;
     });
   }

@@ -138,11 +138,12 @@ const SQLITE_MAGIC = Buffer.from("SQLite format 3\0", "latin1");
 const DESCRIBE_MAX_BYTES = 32 * 1024 * 1024;
 
 function foreign(path: string, applicationId: number, tables: readonly string[] | Error): ForgeError {
-  const listed = tables instanceof Error
-    ? `its tables could not be listed: ${tables.message}`
-    : tables.length === 0
-      ? "no tables"
-      : `${tables.length} table${tables.length === 1 ? "" : "s"}, e.g. ${tables.slice(0, 3).join(", ")}`;
+  const listed =
+    tables instanceof Error
+      ? `its tables could not be listed: ${tables.message}`
+      : tables.length === 0
+        ? "no tables"
+        : `${tables.length} table${tables.length === 1 ? "" : "s"}, e.g. ${tables.slice(0, 3).join(", ")}`;
   return notAStore(path, `${path} is not a Forge store (another program's SQLite database: application_id ${hex32(applicationId)}, ${listed})`);
 }
 

@@ -24,7 +24,11 @@ function readText(source: string): string {
     return readFileSync(source === "-" ? 0 : source, "utf8");
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    throw new ForgeError("INVALID_ARGUMENT", `cannot read ${source === "-" ? "standard input" : source}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`, { cause: e });
+    throw new ForgeError(
+      "INVALID_ARGUMENT",
+      `cannot read ${source === "-" ? "standard input" : source}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`,
+      { cause: e },
+    );
   }
 }
 
@@ -79,12 +83,13 @@ function contentText(content: Content): string {
 
 /** A readable transcript: one block per message, tool calls and the calls tool results answer shown. */
 function printTranscript(messages: readonly Message[]): void {
-  if (messages.length === 0) return println(c.dim("no messages yet: `forge chat append --role user \"…\"` adds one"));
+  if (messages.length === 0) return println(c.dim('no messages yet: `forge chat append --role user "…"` adds one'));
   const width = String(messages.length - 1).length;
   for (const [i, m] of messages.entries()) {
     const pad = " ".repeat(width + 3);
     let who: string;
-    if (m.role === "tool") who = `${c.magenta("tool")}${m.name ? ` ${m.name}` : ""}${m.toolCallId ? c.dim(` (answers ${m.toolCallId})`) : c.dim(" (function result)")}`;
+    if (m.role === "tool")
+      who = `${c.magenta("tool")}${m.name ? ` ${m.name}` : ""}${m.toolCallId ? c.dim(` (answers ${m.toolCallId})`) : c.dim(" (function result)")}`;
     else {
       const role = m.role === "user" ? c.green(m.role) : m.role === "assistant" ? c.cyan(m.role) : c.yellow(m.role);
       who = `${role}${m.name ? ` (${m.name})` : ""}`;
@@ -99,16 +104,21 @@ function printTranscript(messages: readonly Message[]): void {
 }
 
 export function chatCommand(): Command {
-  const cmd = new Command("chat").description("conversations: messages of every role, tool calls included, saved and restored (--session picks the conversation)");
+  const cmd = new Command("chat").description(
+    "conversations: messages of every role, tool calls included, saved and restored (--session picks the conversation)",
+  );
 
   cmd
     .command("new")
     .description("start a conversation session")
-    .argument("[name]", "its name (default: --session, FORGE_SESSION, else \"default\")")
+    .argument("[name]", 'its name (default: --session, FORGE_SESSION, else "default")')
     .option("--system <text>", "start it with this system message")
     .action(
       run(async (ctx, name: string | undefined, opts: { system?: string }) => {
-        const r = await ctx.call((await ops.messages()).chatNewOperation, { ...(name !== undefined && { session: name }), ...(opts.system !== undefined && { system: opts.system }) });
+        const r = await ctx.call((await ops.messages()).chatNewOperation, {
+          ...(name !== undefined && { session: name }),
+          ...(opts.system !== undefined && { system: opts.system }),
+        });
         if (ctx.json) return printJson(r);
         println(`${c.green("started")} conversation ${c.bold(r.session)}${r.messages ? ` with ${plural(r.messages, "message")}` : ""}`);
         if (r.session !== ctx.sessionName()) println(c.dim(`  use it with --session ${r.session} (or FORGE_SESSION=${r.session})`));
@@ -122,7 +132,10 @@ export function chatCommand(): Command {
     .addOption(new Option("--role <role>", "the message's role").choices(ROLES))
     .option("--name <name>", "the participant's (or, for a tool message, the tool's) name")
     .option("--tool-call-id <id>", "the call a tool message answers")
-    .option("--tool-call <json>", 'a tool call of an assistant message: {"id", "name", "arguments": {…}} (repeatable)', (v: string, prev: string[] = []) => [...prev, v])
+    .option("--tool-call <json>", 'a tool call of an assistant message: {"id", "name", "arguments": {…}} (repeatable)', (v: string, prev: string[] = []) => [
+      ...prev,
+      v,
+    ])
     .addOption(new Option("--format <format>", "the JSON's format (default: detected per message)").choices(INPUT_FORMATS).default("auto"))
     .addHelpText(
       "after",
@@ -147,12 +160,16 @@ export function chatCommand(): Command {
           };
           format = "forge";
         } else {
-          if (opts.name !== undefined || opts.toolCallId !== undefined || opts.toolCall !== undefined) throw new UsageError("--name, --tool-call-id and --tool-call go with --role");
+          if (opts.name !== undefined || opts.toolCallId !== undefined || opts.toolCall !== undefined)
+            throw new UsageError("--name, --tool-call-id and --tool-call go with --role");
           if (arg === undefined) throw new UsageError("give --role ROLE and the text, or a message as JSON (text, a file, or - for standard input)");
           message = readMessageArgument(arg);
         }
         // The domain checks every message and names the one that is wrong; the schema only says "an object or a list".
-        const r = await ctx.call((await ops.messages()).chatAppendOperation, { message: message as Record<string, unknown> | Record<string, unknown>[], format });
+        const r = await ctx.call((await ops.messages()).chatAppendOperation, {
+          message: message as Record<string, unknown> | Record<string, unknown>[],
+          format,
+        });
         if (ctx.json) return printJson(r);
         println(`${c.green("appended")} ${plural(r.appended.length, "message")} ${c.dim(`(${r.session} now holds ${plural(r.count, "message")})`)}`);
       }),
@@ -215,7 +232,8 @@ export function chatCommand(): Command {
         if (ctx.json) return printJson(r);
         println(`${c.green("restored")} ${c.bold(r.checkpoint.name)} ${c.dim(`(#${r.checkpoint.seq})`)}: ${plural(r.messages.length, "message")}`);
         if (opts.linear) {
-          if (r.discarded.length > 0) println(c.dim(`  discarded ${plural(r.discarded.length, "later checkpoint")}: ${r.discarded.map((d) => `#${d.seq} ${d.name}`).join(", ")}`));
+          if (r.discarded.length > 0)
+            println(c.dim(`  discarded ${plural(r.discarded.length, "later checkpoint")}: ${r.discarded.map((d) => `#${d.seq} ${d.name}`).join(", ")}`));
         } else if (r.head.branch === null) {
           println(c.dim("  later checkpoints stay on their branch; the next save starts a new one"));
         }
@@ -262,12 +280,20 @@ export function chatCommand(): Command {
     .command("export")
     .description("the conversation as JSON: Forge's document (checkpoints included), or its messages for OpenAI or LangChain")
     .option("--output <file>", "write it here (default: standard output)")
-    .addOption(new Option("--format <format>", "forge: the whole session; openai, langchain (serialized), langchain-stored: messages only").choices(OUTPUT_FORMATS).default("forge"))
+    .addOption(
+      new Option("--format <format>", "forge: the whole session; openai, langchain (serialized), langchain-stored: messages only")
+        .choices(OUTPUT_FORMATS)
+        .default("forge"),
+    )
     .option("--ref <ref>", "with openai/langchain formats: a checkpoint's messages instead of the current ones")
     .action(
       run(async (ctx, opts: { output?: string; format: OutputFormat; ref?: string }) => {
-        if (opts.format === "forge" && opts.ref !== undefined) throw new UsageError("--ref goes with --format openai, langchain or langchain-stored (the forge format holds every checkpoint)");
-        const { document, ...summary } = await ctx.call((await ops.transfer()).chatExportOperation, { format: opts.format, ...(opts.ref !== undefined && { ref: opts.ref }) });
+        if (opts.format === "forge" && opts.ref !== undefined)
+          throw new UsageError("--ref goes with --format openai, langchain or langchain-stored (the forge format holds every checkpoint)");
+        const { document, ...summary } = await ctx.call((await ops.transfer()).chatExportOperation, {
+          format: opts.format,
+          ...(opts.ref !== undefined && { ref: opts.ref }),
+        });
         const text = JSON.stringify(document, null, 2) + "\n";
         // Without --output the document is the output, --json or not.
         if (opts.output === undefined) {
@@ -275,8 +301,17 @@ export function chatCommand(): Command {
           return;
         }
         writeFileSync(opts.output, text);
-        if (ctx.json) return printJson({ session: summary.session, output: opts.output, format: summary.format, messages: summary.messages, checkpoints: summary.checkpoints });
-        println(`exported ${plural(summary.messages, "message")}${summary.format === "forge" ? ` and ${plural(summary.checkpoints, "checkpoint")}` : ""} of ${summary.session} to ${opts.output} ${c.dim(`(${summary.format})`)}`);
+        if (ctx.json)
+          return printJson({
+            session: summary.session,
+            output: opts.output,
+            format: summary.format,
+            messages: summary.messages,
+            checkpoints: summary.checkpoints,
+          });
+        println(
+          `exported ${plural(summary.messages, "message")}${summary.format === "forge" ? ` and ${plural(summary.checkpoints, "checkpoint")}` : ""} of ${summary.session} to ${opts.output} ${c.dim(`(${summary.format})`)}`,
+        );
       }),
     );
 

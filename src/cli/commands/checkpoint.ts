@@ -50,7 +50,10 @@ export function checkpointCommand(): Command {
         });
         if (ctx.json) return printJson(r);
         println(`${c.green("saved")} ${checkpointLine(r.checkpoint)}`);
-        if (r.filesSnapshot) println(c.dim(`  with files snapshot #${r.filesSnapshot.seq} ${shortId(r.filesSnapshot.id)} (${r.filesChanged ?? 0} file(s) changed since the last)`));
+        if (r.filesSnapshot)
+          println(
+            c.dim(`  with files snapshot #${r.filesSnapshot.seq} ${shortId(r.filesSnapshot.id)} (${r.filesChanged ?? 0} file(s) changed since the last)`),
+          );
         println(c.dim(`  ${r.checkpoint.id} · ${bytes(r.checkpoint.sizes.logicalBytes)} state, ${bytes(r.checkpoint.sizes.newBytes)} new on disk`));
       }),
     );
@@ -143,9 +146,13 @@ export function checkpointCommand(): Command {
             : c.dim(`  HEAD is on ${r.head.branch}`),
         );
         if (r.discarded.length) say(c.red(`  discarded ${r.discarded.length}: ${r.discarded.map((d) => `#${d.seq}`).join(" ")}`));
-        if (r.files) say(`  files: ${r.files.written.length} written, ${r.files.deleted.length} deleted${r.files.safety ? `; the files before are snapshot ${shortId(r.files.safety.id)}` : ""}`);
+        if (r.files)
+          say(
+            `  files: ${r.files.written.length} written, ${r.files.deleted.length} deleted${r.files.safety ? `; the files before are snapshot ${shortId(r.files.safety.id)}` : ""}`,
+          );
         if (opts.output !== undefined) say(c.dim(`  state written to ${opts.output}`));
-        else if (typeof r.state === "object" && r.state !== null && (r.state as { kind?: unknown }).kind === "forge.reasoning") say(c.dim("  the reasoning state is back: `forge brief` shows it"));
+        else if (typeof r.state === "object" && r.state !== null && (r.state as { kind?: unknown }).kind === "forge.reasoning")
+          say(c.dim("  the reasoning state is back: `forge brief` shows it"));
         else println(JSON.stringify(r.state, null, 2));
       }),
     );
@@ -187,7 +194,10 @@ export function checkpointCommand(): Command {
     .option("--keep-manual", "keep checkpoints made by hand")
     .option("--keep-tags <tags>", "keep checkpoints with any of these tags", commaList)
     .option("--dry-run", "show what would be deleted, delete nothing")
-    .addHelpText("after", "\nDefault retention: the last hour, manual checkpoints, tags significant/milestone/verified/keep,\none per hour for 24 hours, the last 50, and 7 days. Branch heads and milestone ends always stay.\nRun `forge gc` afterwards to free the space.")
+    .addHelpText(
+      "after",
+      "\nDefault retention: the last hour, manual checkpoints, tags significant/milestone/verified/keep,\none per hour for 24 hours, the last 50, and 7 days. Branch heads and milestone ends always stay.\nRun `forge gc` afterwards to free the space.",
+    )
     .action(
       run(async (ctx, opts: { keepLast?: number; keepDays?: number; keepHourly?: number; keepManual?: boolean; keepTags?: string[]; dryRun?: boolean }) => {
         const report = await ctx.call((await ops.prune()).pruneOperation, { ...opts, dryRun: opts.dryRun === true });
@@ -236,7 +246,8 @@ export function checkpointCommand(): Command {
       run(async (ctx) => {
         const r = await ctx.call((await ops.branches()).branchListOperation, {});
         if (ctx.json) return printJson(r);
-        for (const b of r.branches) println(`${b.current ? c.green("* ") : "  "}${c.cyan(b.name.padEnd(20))} #${b.head.seq} ${c.dim(ago(b.head.createdAt))}  ${b.head.message}`);
+        for (const b of r.branches)
+          println(`${b.current ? c.green("* ") : "  "}${c.cyan(b.name.padEnd(20))} #${b.head.seq} ${c.dim(ago(b.head.createdAt))}  ${b.head.message}`);
       }),
     );
 
@@ -291,15 +302,25 @@ export function checkpointCommand(): Command {
         const from = at < 0 ? "" : range.slice(0, at).trim();
         const to = at < 0 ? "" : range.slice(at + 2).trim();
         if (from === "" || to === "") throw new UsageError(`"${range}" is not a range: write FROM..TO, e.g. #3..#7 or HEAD~3..HEAD`);
-        const report = await ctx.call((await ops.squash()).squashOperation, { from, to, ...(opts.message !== undefined && { message: opts.message }), force: opts.force === true });
+        const report = await ctx.call((await ops.squash()).squashOperation, {
+          from,
+          to,
+          ...(opts.message !== undefined && { message: opts.message }),
+          force: opts.force === true,
+        });
         if (ctx.json) return printJson(report);
         const first = report.replaced[0];
         const last = report.replaced[report.replaced.length - 1];
-        println(`${c.green("squashed")} #${first?.seq}..#${last?.seq} (${report.replaced.length} checkpoints) into ${checkpointLine(report.checkpoint).trimStart()}`);
+        println(
+          `${c.green("squashed")} #${first?.seq}..#${last?.seq} (${report.replaced.length} checkpoints) into ${checkpointLine(report.checkpoint).trimStart()}`,
+        );
         println(c.dim(`  ${report.checkpoint.id} holds #${last?.seq}'s state${report.checkpoint.filesRoot !== null ? " and files" : ""}`));
         for (const f of report.forced) println(c.yellow(`  forced: #${f.seq} was ${f.what}: ${f.effect}`));
         for (const b of report.branches) println(c.dim(`  branch ${b.name} → the new checkpoint`));
-        for (const p of report.reparented) println(c.dim(`  #${p.seq} now follows ${p.to === report.checkpoint.id ? "the new checkpoint" : p.to === null ? "nothing (a root)" : shortId(p.to)}`));
+        for (const p of report.reparented)
+          println(
+            c.dim(`  #${p.seq} now follows ${p.to === report.checkpoint.id ? "the new checkpoint" : p.to === null ? "nothing (a root)" : shortId(p.to)}`),
+          );
         for (const m of report.milestones) println(c.dim(`  milestone ${m.name} ${m.deleted ? "deleted" : "moved to the new checkpoint"}`));
         if (report.headMoved) println(c.dim("  HEAD (detached) → the new checkpoint"));
         println(c.dim("run `forge gc` to free what only the replaced checkpoints used"));

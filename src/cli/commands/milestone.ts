@@ -62,7 +62,9 @@ export function milestoneCommand(): Command {
         if (files !== null) {
           const n = (kind: string) => files.filter((f) => f.kind === kind).length;
           println();
-          println(c.bold(`files: ${files.length} changed (${n("created")} created, ${n("modified")} modified, ${n("deleted")} deleted, ${n("renamed")} renamed)`));
+          println(
+            c.bold(`files: ${files.length} changed (${n("created")} created, ${n("modified")} modified, ${n("deleted")} deleted, ${n("renamed")} renamed)`),
+          );
           for (const f of files) println(fileLine(f));
         }
       }),

@@ -25,7 +25,8 @@ export function runsCommand(): Command {
         const r = await ctx.call((await ops()).runsListOperation, { ...(opts.olderThan !== undefined && { olderThan: opts.olderThan }) });
         if (ctx.json) return printJson(r);
         if (r.runs.length === 0) return println(c.dim("no runs"));
-        for (const x of r.runs) println(`${x.runId}  ${c.dim(`${x.nodes} node${x.nodes === 1 ? "" : "s"}, ${x.saves} save${x.saves === 1 ? "" : "s"}, last ${ago(x.updatedAt)}`)}`);
+        for (const x of r.runs)
+          println(`${x.runId}  ${c.dim(`${x.nodes} node${x.nodes === 1 ? "" : "s"}, ${x.saves} save${x.saves === 1 ? "" : "s"}, last ${ago(x.updatedAt)}`)}`);
       }),
     );
 
@@ -53,7 +54,11 @@ export function runsCommand(): Command {
     .action(
       run(async (ctx, runId: string, nodeId: string | undefined, opts: { sequence?: number; output?: string }) => {
         if ((nodeId === undefined) === (opts.sequence === undefined)) throw new UsageError("name a node or give --sequence (one of the two)");
-        const r = await ctx.call((await ops()).runsLoadOperation, { runId, ...(nodeId !== undefined && { nodeId }), ...(opts.sequence !== undefined && { sequence: opts.sequence }) });
+        const r = await ctx.call((await ops()).runsLoadOperation, {
+          runId,
+          ...(nodeId !== undefined && { nodeId }),
+          ...(opts.sequence !== undefined && { sequence: opts.sequence }),
+        });
         const data = Buffer.from(r.data, "base64");
         if (opts.output) writeFileSync(opts.output, data);
         // --json gives the save with its bytes in base64; otherwise the bytes are the output.

@@ -10,15 +10,13 @@ const ops = {
 };
 
 export function initCommand(): Command {
-  return new Command("init")
-    .description("create a Forge store in .forge/ here (SQLite by default)")
-    .action(
-      run(async (ctx) => {
-        const r = await ctx.call((await ops.init()).initOperation, { folder: ".", ...(ctx.global.store !== undefined && { store: ctx.global.store }) });
-        if (ctx.json) return printJson(r);
-        println(`${r.created ? "Initialized empty" : "Reinitialized existing"} Forge store in ${r.dir} (${r.store.split(":")[0]})`);
-      }),
-    );
+  return new Command("init").description("create a Forge store in .forge/ here (SQLite by default)").action(
+    run(async (ctx) => {
+      const r = await ctx.call((await ops.init()).initOperation, { folder: ".", ...(ctx.global.store !== undefined && { store: ctx.global.store }) });
+      if (ctx.json) return printJson(r);
+      println(`${r.created ? "Initialized empty" : "Reinitialized existing"} Forge store in ${r.dir} (${r.store.split(":")[0]})`);
+    }),
+  );
 }
 
 export function gcCommand(): Command {
@@ -30,42 +28,41 @@ export function gcCommand(): Command {
       run(async (ctx, opts: { grace: number; dryRun?: boolean }) => {
         const r = await ctx.call((await ops.store()).gcOperation, { graceMinutes: opts.grace, dryRun: opts.dryRun === true });
         if (ctx.json) return printJson(r);
-        println(`${r.dryRun ? "would delete" : "deleted"} ${r.deleted} object${r.deleted === 1 ? "" : "s"} (${bytes(r.bytesFreed)}); ${r.live} in use${r.young ? `, ${r.young} unused but younger than ${opts.grace} min` : ""}`);
+        println(
+          `${r.dryRun ? "would delete" : "deleted"} ${r.deleted} object${r.deleted === 1 ? "" : "s"} (${bytes(r.bytesFreed)}); ${r.live} in use${r.young ? `, ${r.young} unused but younger than ${opts.grace} min` : ""}`,
+        );
       }),
     );
 }
 
 export function fsckCommand(): Command {
-  return new Command("fsck")
-    .description("re-hash every object and check every reference; exit 1 if anything is damaged")
-    .action(
-      run(async (ctx) => {
-        const r = await ctx.call((await ops.store()).fsckOperation, {});
-        if (ctx.json) printJson(r);
-        else {
-          println(`${r.objects} objects (${bytes(r.bytes)}), ${r.checkpoints} checkpoints checked`);
-          for (const x of r.corrupt) println(c.red(`corrupt  ${x.hash}: ${x.error}${x.checkpoints.length ? ` (used by ${x.checkpoints.join(", ")})` : ""}`));
-          for (const x of r.missing) println(c.red(`missing  ${x.hash} (needed by ${x.checkpoints.join(", ")})`));
-          for (const p of r.problems) println(c.red(`broken   ${p}`));
-          println(r.ok ? c.green("ok: the store is whole") : c.red("damaged: see above"));
-        }
-        if (!r.ok) process.exitCode = 1;
-      }),
-    );
+  return new Command("fsck").description("re-hash every object and check every reference; exit 1 if anything is damaged").action(
+    run(async (ctx) => {
+      const r = await ctx.call((await ops.store()).fsckOperation, {});
+      if (ctx.json) printJson(r);
+      else {
+        println(`${r.objects} objects (${bytes(r.bytes)}), ${r.checkpoints} checkpoints checked`);
+        for (const x of r.corrupt) println(c.red(`corrupt  ${x.hash}: ${x.error}${x.checkpoints.length ? ` (used by ${x.checkpoints.join(", ")})` : ""}`));
+        for (const x of r.missing) println(c.red(`missing  ${x.hash} (needed by ${x.checkpoints.join(", ")})`));
+        for (const p of r.problems) println(c.red(`broken   ${p}`));
+        println(r.ok ? c.green("ok: the store is whole") : c.red("damaged: see above"));
+      }
+      if (!r.ok) process.exitCode = 1;
+    }),
+  );
 }
 
 export function duCommand(): Command {
-  return new Command("du")
-    .description("what the store holds: objects, bytes, and what each session's checkpoints added; what gc would free")
-    .action(
-      run(async (ctx) => {
-        const r = await ctx.call((await ops.store()).usageOperation, {});
-        if (ctx.json) return printJson(r);
-        println(`${r.store}: ${r.objects} objects, ${bytes(r.bytes)}`);
-        for (const s of r.sessions) println(`  ${c.cyan(s.name.padEnd(24))} ${String(s.checkpoints).padStart(6)} checkpoints  ${bytes(s.bytesAdded).padStart(10)} added`);
-        println(`gc would free ${r.gcWouldFree.objects} objects (${bytes(r.gcWouldFree.bytes)})${r.gcWouldFree.objects ? "; run `forge gc`" : ""}`);
-      }),
-    );
+  return new Command("du").description("what the store holds: objects, bytes, and what each session's checkpoints added; what gc would free").action(
+    run(async (ctx) => {
+      const r = await ctx.call((await ops.store()).usageOperation, {});
+      if (ctx.json) return printJson(r);
+      println(`${r.store}: ${r.objects} objects, ${bytes(r.bytes)}`);
+      for (const s of r.sessions)
+        println(`  ${c.cyan(s.name.padEnd(24))} ${String(s.checkpoints).padStart(6)} checkpoints  ${bytes(s.bytesAdded).padStart(10)} added`);
+      println(`gc would free ${r.gcWouldFree.objects} objects (${bytes(r.gcWouldFree.bytes)})${r.gcWouldFree.objects ? "; run `forge gc`" : ""}`);
+    }),
+  );
 }
 
 export function sessionCommand(): Command {
@@ -79,7 +76,10 @@ export function sessionCommand(): Command {
         const r = await ctx.call((await ops.store()).sessionListOperation, {});
         if (ctx.json) return printJson(r);
         if (r.sessions.length === 0) return println(c.dim("no sessions yet"));
-        for (const s of r.sessions) println(`${c.cyan(s.name.padEnd(24))} ${s.kind.padEnd(12)} ${String(s.checkpoints).padStart(5)} checkpoints  ${c.dim(`created ${ago(s.createdAt)}`)}`);
+        for (const s of r.sessions)
+          println(
+            `${c.cyan(s.name.padEnd(24))} ${s.kind.padEnd(12)} ${String(s.checkpoints).padStart(5)} checkpoints  ${c.dim(`created ${ago(s.createdAt)}`)}`,
+          );
       }),
     );
   cmd

@@ -13,7 +13,11 @@ export function uiCommand(): Command {
       run(async (ctx, opts: { port: number; host: string; token?: string }) => {
         // The server (hono, its Node adapter, zod) is loaded only here: ~100 ms no other command should pay.
         const { startUi } = await import("../../ui/server.js");
-        const ui = await startUi(await ctx.store(), { host: opts.host, port: opts.port, ...(opts.token !== undefined && { token: opts.token, requireToken: true }) });
+        const ui = await startUi(await ctx.store(), {
+          host: opts.host,
+          port: opts.port,
+          ...(opts.token !== undefined && { token: opts.token, requireToken: true }),
+        });
         if (ctx.json) printJson({ url: ui.url, host: ui.host, port: ui.port, token: ui.token ?? null });
         else {
           println(`Forge UI on ${c.bold(ui.url)}`);

@@ -106,7 +106,10 @@ export class ConversationSession {
       session = await store.getSession(name);
     } catch (e) {
       if (!(e instanceof ForgeError && e.code === "SESSION_NOT_FOUND")) throw e;
-      throw new ForgeError("SESSION_NOT_FOUND", `no conversation named "${name}"`, { hint: "`forge chat new NAME` starts one; `forge session list` lists the sessions", cause: e });
+      throw new ForgeError("SESSION_NOT_FOUND", `no conversation named "${name}"`, {
+        hint: "`forge chat new NAME` starts one; `forge session list` lists the sessions",
+        cause: e,
+      });
     }
     const cs = new ConversationSession(store, session);
     await cs.#checkKind();
@@ -138,9 +141,19 @@ export class ConversationSession {
   static async import(store: Store, input: unknown, options: ConversationImportOptions = {}): Promise<ConversationImportResult> {
     let doc: ConversationDocument;
     if (Array.isArray(input)) {
-      if (options.as === undefined) throw new InvalidArgumentError("a plain list of messages has no session name", "say which session to create (as / --as NAME)");
+      if (options.as === undefined)
+        throw new InvalidArgumentError("a plain list of messages has no session name", "say which session to create (as / --as NAME)");
       const messages = readMessages(input, options.format);
-      doc = { format: DOCUMENT_FORMAT, version: DOCUMENT_VERSION, session: options.as, exportedAt: "", messages, head: { branch: "main", checkpoint: null }, branches: [], checkpoints: [] };
+      doc = {
+        format: DOCUMENT_FORMAT,
+        version: DOCUMENT_VERSION,
+        session: options.as,
+        exportedAt: "",
+        messages,
+        head: { branch: "main", checkpoint: null },
+        branches: [],
+        checkpoints: [],
+      };
     } else {
       // Loaded on demand: document checking needs zod, which most commands do not.
       const { parseDocument } = await import("./document-schema.js");
@@ -265,11 +278,14 @@ export class ConversationSession {
     try {
       cp = await this.session.get(ref);
     } catch (e) {
-      if (e instanceof ForgeError && e.code === "CHECKPOINT_NOT_FOUND") throw new CheckpointNotFoundError(ref, "run `forge chat list` to see the saved checkpoints");
+      if (e instanceof ForgeError && e.code === "CHECKPOINT_NOT_FOUND")
+        throw new CheckpointNotFoundError(ref, "run `forge chat list` to see the saved checkpoints");
       throw e;
     }
     if (cp.sessionId !== this.session.id) {
-      throw new ForgeError("INVALID_REF", `checkpoint ${cp.id} belongs to another session, not "${this.name}"`, { hint: "run `forge chat list` to see this session's checkpoints" });
+      throw new ForgeError("INVALID_REF", `checkpoint ${cp.id} belongs to another session, not "${this.name}"`, {
+        hint: "run `forge chat list` to see this session's checkpoints",
+      });
     }
     return cp;
   }

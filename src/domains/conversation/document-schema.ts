@@ -15,7 +15,10 @@ const checkpointSchema = z.object({
   name: z.string().min(1),
   description: z.string().default(""),
   tags: z.array(z.string()).default([]),
-  trigger: z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, "lower-case letters, digits, _ and -").default("manual"),
+  trigger: z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]{0,63}$/, "lower-case letters, digits, _ and -")
+    .default("manual"),
   createdAt: z.string().refine((s) => Number.isFinite(Date.parse(s)), "not a date (ISO 8601)"),
   messageCount: z.number().int().min(0).optional(),
   messages: z.array(z.unknown()),
@@ -33,7 +36,10 @@ const documentSchema = z.object({
 });
 
 function invalid(what: string, cause?: unknown): ForgeError {
-  return new ForgeError("INVALID_ARGUMENT", `not a valid conversation export: ${what}`, { hint: "nothing was imported", ...(cause !== undefined && { cause }) });
+  return new ForgeError("INVALID_ARGUMENT", `not a valid conversation export: ${what}`, {
+    hint: "nothing was imported",
+    ...(cause !== undefined && { cause }),
+  });
 }
 
 /**
@@ -50,7 +56,11 @@ export function parseDocument(v: unknown): ConversationDocument {
   const parsed = documentSchema.safeParse(v);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const at = issue?.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "") ?? "";
+    const at =
+      issue?.path
+        .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
+        .join("")
+        .replace(/^\./, "") ?? "";
     throw invalid(`${at || "document"}: ${issue?.message ?? "malformed"}`, parsed.error);
   }
   const d = parsed.data;

@@ -47,7 +47,10 @@ export function readMessage(v: unknown, index: number, format: InputFormat = "au
     case "langchain":
       return fromLangChain(m, index, where);
     case undefined:
-      return failer(index, where)("", `is ${kindOf(m) === "an object" ? "an object in no known message format" : kindOf(m)}: expected {"role", "content", …} (Forge or OpenAI) or a LangChain message`);
+      return failer(index, where)(
+        "",
+        `is ${kindOf(m) === "an object" ? "an object in no known message format" : kindOf(m)}: expected {"role", "content", …} (Forge or OpenAI) or a LangChain message`,
+      );
   }
 }
 

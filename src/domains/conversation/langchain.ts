@@ -5,7 +5,20 @@
 // other LangChain field (response_metadata, usage_metadata, artifact, status,
 // invalid_tool_calls, …) is kept in `extra` under its LangChain name.
 import { getOwn, setOwn } from "../../core/own.js";
-import { contentField, failer, isPlainObject, jsonCopy, kindOf, objectField, parseArguments, stringField, type Fail, type Message, type Role, type ToolCall } from "./model.js";
+import {
+  contentField,
+  failer,
+  isPlainObject,
+  jsonCopy,
+  kindOf,
+  objectField,
+  parseArguments,
+  stringField,
+  type Fail,
+  type Message,
+  type Role,
+  type ToolCall,
+} from "./model.js";
 
 /** `toJSON()` of a LangChain message. */
 export interface LangChainSerializedMessage {
@@ -71,7 +84,13 @@ export function fromLangChain(v: unknown, index: number, where = ""): Message {
     const id = s["id"] as unknown[];
     const cls = id[id.length - 1];
     const t = typeof cls === "string" ? (getOwn(CLASS_TYPES, cls) as LangChainType | undefined) : undefined;
-    if (t === undefined) return fail("id", `${JSON.stringify(cls)} is not a LangChain message class this can read (${Object.keys(CLASS_TYPES).filter((c) => !c.endsWith("Chunk")).join(", ")})`);
+    if (t === undefined)
+      return fail(
+        "id",
+        `${JSON.stringify(cls)} is not a LangChain message class this can read (${Object.keys(CLASS_TYPES)
+          .filter((c) => !c.endsWith("Chunk"))
+          .join(", ")})`,
+      );
     if (!isPlainObject(s["kwargs"])) return fail("kwargs", `kwargs must be an object, not ${kindOf(s["kwargs"])}`);
     type = t;
     fields = s["kwargs"];
@@ -79,7 +98,8 @@ export function fromLangChain(v: unknown, index: number, where = ""): Message {
   } else if (isLangChainStored(v)) {
     const s = v as Record<string, unknown>;
     const t = s["type"] as string;
-    if (!Object.hasOwn(TYPE_CLASSES, t) && t !== "generic") return fail("type", `type ${JSON.stringify(t)} is not a LangChain message type (human, ai, system, tool, function, generic)`);
+    if (!Object.hasOwn(TYPE_CLASSES, t) && t !== "generic")
+      return fail("type", `type ${JSON.stringify(t)} is not a LangChain message type (human, ai, system, tool, function, generic)`);
     type = t as LangChainType;
     fields = s["data"] as Record<string, unknown>;
     at = "data.";
@@ -95,7 +115,8 @@ function fromFields(type: LangChainType, f: Record<string, unknown>, at: string,
   if (type === "generic") {
     const r = f["role"];
     const mapped = typeof r === "string" ? (getOwn(GENERIC_ROLES, r) as Role | undefined) : undefined;
-    if (mapped === undefined) return fail(`${at}role`, `ChatMessage role ${JSON.stringify(r)} has no counterpart here (use one of ${Object.keys(GENERIC_ROLES).join(", ")})`);
+    if (mapped === undefined)
+      return fail(`${at}role`, `ChatMessage role ${JSON.stringify(r)} has no counterpart here (use one of ${Object.keys(GENERIC_ROLES).join(", ")})`);
     role = mapped;
     own.add("role");
   } else {
@@ -128,7 +149,8 @@ function fromFields(type: LangChainType, f: Record<string, unknown>, at: string,
   for (const [k, x] of Object.entries(f)) {
     if (own.has(k) || x === undefined) continue;
     // LangChain writes these on every message; empty ones carry nothing.
-    if ((k === "response_metadata" && isPlainObject(x) && Object.keys(x).length === 0) || (k === "invalid_tool_calls" && Array.isArray(x) && x.length === 0)) continue;
+    if ((k === "response_metadata" && isPlainObject(x) && Object.keys(x).length === 0) || (k === "invalid_tool_calls" && Array.isArray(x) && x.length === 0))
+      continue;
     setOwn(extra, k, jsonCopy(x, `${at}${k}`, fail));
   }
   if (Object.keys(extra).length > 0) out.extra = extra;
@@ -176,9 +198,21 @@ function toFields(m: Message): Record<string, unknown> {
       const args = c.argumentsText === undefined ? c.arguments : parseArguments(c.argumentsText);
       if (args === undefined) {
         // Arguments that are not a JSON object are what LangChain calls an invalid tool call.
-        invalid.push({ name: c.name, args: c.argumentsText, ...(c.id !== undefined && { id: c.id }), error: "the arguments are not a JSON object", type: "invalid_tool_call" });
+        invalid.push({
+          name: c.name,
+          args: c.argumentsText,
+          ...(c.id !== undefined && { id: c.id }),
+          error: "the arguments are not a JSON object",
+          type: "invalid_tool_call",
+        });
       } else {
-        valid.push({ ...(c.id !== undefined && { id: c.id }), name: c.name, args: structuredClone(args), type: "tool_call", ...structuredClone(c.extra ?? {}) });
+        valid.push({
+          ...(c.id !== undefined && { id: c.id }),
+          name: c.name,
+          args: structuredClone(args),
+          type: "tool_call",
+          ...structuredClone(c.extra ?? {}),
+        });
       }
     }
     out["tool_calls"] = valid;

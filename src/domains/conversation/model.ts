@@ -109,7 +109,10 @@ export function kindOf(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "a list";
   if (v === undefined) return "missing";
-  if (typeof v === "object") return Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null ? "an object" : `a ${(v as object).constructor?.name ?? "non-JSON object"}`;
+  if (typeof v === "object")
+    return Object.getPrototypeOf(v) === Object.prototype || Object.getPrototypeOf(v) === null
+      ? "an object"
+      : `a ${(v as object).constructor?.name ?? "non-JSON object"}`;
   return `a ${typeof v}`;
 }
 
@@ -153,7 +156,10 @@ export function contentField(v: unknown, field: string, fail: Fail, allowNull: b
   if (Array.isArray(v)) {
     return v.map((part, i) => {
       if (!isPlainObject(part) || typeof part["type"] !== "string") {
-        fail(`${field}[${i}]`, `${field}[${i}] must be a content part: an object with a string "type" (like {"type": "text", "text": "…"}), not ${kindOf(part)}`);
+        fail(
+          `${field}[${i}]`,
+          `${field}[${i}] must be a content part: an object with a string "type" (like {"type": "text", "text": "…"}), not ${kindOf(part)}`,
+        );
       }
       return jsonCopy(part, `${field}[${i}]`, fail) as ContentPart;
     });
@@ -197,7 +203,7 @@ export function checkMessage(v: unknown, index: number, where = ""): Message {
     fail("role", role === undefined ? "role is missing" : `role ${JSON.stringify(role)} is not one of ${ROLES.join(", ")}`);
   }
   const r = role as Role;
-  if (!("content" in v)) fail("content", "content is missing (use \"\" for none)");
+  if (!("content" in v)) fail("content", 'content is missing (use "" for none)');
   const out: Message = { role: r, content: contentField(v["content"], "content", fail, r === "assistant") };
   if (v["name"] !== undefined) out.name = stringField(v["name"], "name", fail, { nonEmpty: true });
   if (v["id"] !== undefined) out.id = stringField(v["id"], "id", fail, { nonEmpty: true });
@@ -268,9 +274,13 @@ export function toConversationState(v: unknown, session: string): ConversationSt
   }
   const s = v as Record<string, unknown>;
   if (s["version"] !== 1) {
-    throw new ForgeError("INVALID_STATE", `the conversation in session "${session}" has version ${JSON.stringify(s["version"])}, which this Forge cannot read`, {
-      hint: "upgrade Forge",
-    });
+    throw new ForgeError(
+      "INVALID_STATE",
+      `the conversation in session "${session}" has version ${JSON.stringify(s["version"])}, which this Forge cannot read`,
+      {
+        hint: "upgrade Forge",
+      },
+    );
   }
   try {
     return conversationState(checkMessages(s["messages"]));

@@ -49,7 +49,10 @@ export function fromOpenAI(v: unknown, index: number, where = ""): Message {
   if (!isPlainObject(v)) return fail("", `is ${kindOf(v)}, not an OpenAI message ({"role": …, "content": …})`);
   const role = v["role"];
   if (typeof role !== "string" || !(OPENAI_ROLES as readonly string[]).includes(role)) {
-    fail("role", role === undefined ? "role is missing" : `role ${JSON.stringify(role)} is not one of system, user, assistant, tool (or OpenAI's developer and function)`);
+    fail(
+      "role",
+      role === undefined ? "role is missing" : `role ${JSON.stringify(role)} is not one of system, user, assistant, tool (or OpenAI's developer and function)`,
+    );
   }
   const r = role as OpenAIRole;
   const extra: Record<string, unknown> = {};
@@ -93,9 +96,11 @@ function fromOpenAIToolCall(v: unknown, field: string, fail: Fail): ToolCall {
   if (v["id"] !== undefined) call.id = stringField(v["id"], `${field}.id`, fail, { nonEmpty: true });
   if (args === undefined || !isCanonicalArguments(text, args)) call.argumentsText = text;
   const extra: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) if (k !== "id" && k !== "type" && k !== "function" && x !== undefined) setOwn(extra, k, jsonCopy(x, `${field}.${k}`, fail));
+  for (const [k, x] of Object.entries(v))
+    if (k !== "id" && k !== "type" && k !== "function" && x !== undefined) setOwn(extra, k, jsonCopy(x, `${field}.${k}`, fail));
   const fnExtra: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(fn)) if (k !== "name" && k !== "arguments" && x !== undefined) setOwn(fnExtra, k, jsonCopy(x, `${field}.function.${k}`, fail));
+  for (const [k, x] of Object.entries(fn))
+    if (k !== "name" && k !== "arguments" && x !== undefined) setOwn(fnExtra, k, jsonCopy(x, `${field}.function.${k}`, fail));
   if (Object.keys(fnExtra).length > 0) extra["function"] = fnExtra;
   if (Object.keys(extra).length > 0) call.extra = extra;
   return {
@@ -110,7 +115,11 @@ function fromOpenAIToolCall(v: unknown, field: string, fail: Fail): ToolCall {
 /** A model message as an OpenAI message. LangChain-only fields (`extra`) have no place here and are left out. */
 export function toOpenAI(m: Message): OpenAIMessage {
   const role: OpenAIRole =
-    m.role === "system" && m.additionalKwargs?.[OPENAI_ROLE_KEY] === "developer" ? "developer" : m.role === "tool" && m.toolCallId === undefined ? "function" : m.role;
+    m.role === "system" && m.additionalKwargs?.[OPENAI_ROLE_KEY] === "developer"
+      ? "developer"
+      : m.role === "tool" && m.toolCallId === undefined
+        ? "function"
+        : m.role;
   const out: OpenAIMessage = { role, content: structuredClone(m.content) };
   if (m.name !== undefined) out.name = m.name;
   if (m.toolCalls !== undefined) out.tool_calls = m.toolCalls.map(toOpenAIToolCall);

@@ -38,7 +38,11 @@ export function conversationOf(state: unknown): ConversationView | null {
 
 function messageView(m: Record<string, unknown>): MessageView {
   const toolCalls = Array.isArray(m["toolCalls"])
-    ? (m["toolCalls"] as Record<string, unknown>[]).map((c) => ({ id: String(c["id"] ?? ""), name: String(c["name"] ?? ""), arguments: c["arguments"] ?? c["args"] ?? null }))
+    ? (m["toolCalls"] as Record<string, unknown>[]).map((c) => ({
+        id: String(c["id"] ?? ""),
+        name: String(c["name"] ?? ""),
+        arguments: c["arguments"] ?? c["args"] ?? null,
+      }))
     : undefined;
   return {
     role: m["role"] as string,

@@ -103,7 +103,8 @@ export class BeliefGraph implements Snapshotable<Belief[]> {
     }
     if (patch.confidence !== undefined) b.confidence = checkConfidence(patch.confidence);
     if (patch.status !== undefined) {
-      if (patch.status !== "held" && patch.status !== "retracted") throw new InvalidArgumentError(`"${String(patch.status)}" is not a belief status`, "use held or retracted");
+      if (patch.status !== "held" && patch.status !== "retracted")
+        throw new InvalidArgumentError(`"${String(patch.status)}" is not a belief status`, "use held or retracted");
       b.status = patch.status;
     }
     if (patch.dependsOn) b.dependsOn = [...new Set([...b.dependsOn, ...this.#checkLinks(b.id, patch.dependsOn, true)])];

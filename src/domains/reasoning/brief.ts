@@ -54,7 +54,8 @@ export function renderBrief(b: BriefInput): string {
   const open = s.hypotheses.filter((h) => h.status === "proposed" || h.status === "testing").sort((x, y) => y.confidence - x.confidence);
   lines.push("", `## Open hypotheses (${open.length})`);
   if (open.length === 0) lines.push("- none");
-  for (const h of open.slice(0, MAX_ITEMS)) lines.push(`- ${h.id} [${h.status}, ${h.confidence.toFixed(2)}, evidence ${evidenceCount(h.id)}] ${clip(h.statement)}`);
+  for (const h of open.slice(0, MAX_ITEMS))
+    lines.push(`- ${h.id} [${h.status}, ${h.confidence.toFixed(2)}, evidence ${evidenceCount(h.id)}] ${clip(h.statement)}`);
   lines.push(...more(open.length, MAX_ITEMS));
   const settled = s.hypotheses.filter((h) => h.status === "confirmed" || h.status === "rejected");
   if (settled.length > 0) {
@@ -66,7 +67,8 @@ export function renderBrief(b: BriefInput): string {
   const held = s.beliefs.filter((x) => x.status === "held");
   if (held.length > 0 || b.contradictions.length > 0) {
     lines.push("", `## Beliefs (${held.length} held)`);
-    for (const x of held.slice(-MAX_ITEMS)) lines.push(`- ${x.id} (${x.confidence.toFixed(2)}) ${clip(x.statement)}${x.dependsOn.length ? ` ← ${x.dependsOn.join(", ")}` : ""}`);
+    for (const x of held.slice(-MAX_ITEMS))
+      lines.push(`- ${x.id} (${x.confidence.toFixed(2)}) ${clip(x.statement)}${x.dependsOn.length ? ` ← ${x.dependsOn.join(", ")}` : ""}`);
     lines.push(...more(held.length, MAX_ITEMS));
     for (const c of b.contradictions) lines.push(`- ⚠ contradiction: ${c.description}`);
   }
@@ -75,13 +77,16 @@ export function renderBrief(b: BriefInput): string {
   lines.push("", `## Open questions (${gaps.length})`);
   if (gaps.length === 0) lines.push("- none");
   const rank = { critical: 0, high: 1, medium: 2, low: 3 } as const;
-  for (const g of [...gaps].sort((x, y) => rank[x.priority] - rank[y.priority]).slice(0, MAX_ITEMS)) lines.push(`- ${g.id} [${g.priority}] ${clip(g.question)}`);
+  for (const g of [...gaps].sort((x, y) => rank[x.priority] - rank[y.priority]).slice(0, MAX_ITEMS))
+    lines.push(`- ${g.id} [${g.priority}] ${clip(g.question)}`);
   lines.push(...more(gaps.length, MAX_ITEMS));
 
   if (s.verifications.length > 0) {
     lines.push("", "## Last verifications");
     for (const v of s.verifications.slice(-3)) {
-      lines.push(`- ${v.id} ${v.passed ? "✓ passed" : "✗ failed"} "${clip(v.name, 40)}": \`${clip(v.command.join(" "), 60)}\`${v.error ? ` (${v.error})` : ""}${v.hypothesisId ? ` → ${v.hypothesisId}` : ""}`);
+      lines.push(
+        `- ${v.id} ${v.passed ? "✓ passed" : "✗ failed"} "${clip(v.name, 40)}": \`${clip(v.command.join(" "), 60)}\`${v.error ? ` (${v.error})` : ""}${v.hypothesisId ? ` → ${v.hypothesisId}` : ""}`,
+      );
     }
   }
   if (s.notes.length > 0) {
@@ -90,7 +95,10 @@ export function renderBrief(b: BriefInput): string {
   }
   if (s.code?.root) {
     const c = s.code;
-    lines.push("", `**Code:** ${c.branch ?? "detached"} @ ${c.commit?.slice(0, 10) ?? "no commit"}${c.patchBytes ? `, ${c.patchBytes} bytes of uncommitted changes` : ", clean"}${c.untracked.length ? `, ${c.untracked.length} untracked` : ""}`);
+    lines.push(
+      "",
+      `**Code:** ${c.branch ?? "detached"} @ ${c.commit?.slice(0, 10) ?? "no commit"}${c.patchBytes ? `, ${c.patchBytes} bytes of uncommitted changes` : ", clean"}${c.untracked.length ? `, ${c.untracked.length} untracked` : ""}`,
+    );
   }
   return lines.join("\n") + "\n";
 }

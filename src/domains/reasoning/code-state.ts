@@ -45,7 +45,9 @@ export function captureCodeState(options: CaptureOptions): CodeState {
   const diff = head.ok ? git(root, ["diff", "HEAD", "--no-color", "--no-ext-diff"]) : git(root, ["diff", "--cached", "--no-color"]);
   const patchBytes = Buffer.byteLength(diff.out);
   const truncated = patchBytes > MAX_PATCH_BYTES;
-  const untracked = git(root, ["ls-files", "--others", "--exclude-standard", "-z"]).out.split("\0").filter((p) => p !== "");
+  const untracked = git(root, ["ls-files", "--others", "--exclude-standard", "-z"])
+    .out.split("\0")
+    .filter((p) => p !== "");
   return {
     capturedAt: options.now,
     root,

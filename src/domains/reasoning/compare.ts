@@ -51,7 +51,12 @@ export function compareStates(a: Side, b: Side): ReasoningComparison {
   addedById(A.notes, B.notes, (n) => changes.push({ type: "note-added", id: n.id, text: n.text }));
   addedById(A.commands, B.commands, (c) => changes.push({ type: "command-added", id: c.id, command: c.command.join(" "), exitCode: c.exitCode }));
   if ((A.code?.commit ?? null) !== (B.code?.commit ?? null) || (A.code?.patch ?? "") !== (B.code?.patch ?? "")) {
-    changes.push({ type: "code-changed", oldCommit: A.code?.commit ?? null, newCommit: B.code?.commit ?? null, patchChanged: (A.code?.patch ?? "") !== (B.code?.patch ?? "") });
+    changes.push({
+      type: "code-changed",
+      oldCommit: A.code?.commit ?? null,
+      newCommit: B.code?.commit ?? null,
+      patchChanged: (A.code?.patch ?? "") !== (B.code?.patch ?? ""),
+    });
   }
   return { from: { label: a.label, at: a.at }, to: { label: b.label, at: b.at }, changes, summary: summarize(a, b, changes) };
 }
@@ -128,7 +133,13 @@ function summarize(a: Side, b: Side, changes: readonly ReasoningChange[]): strin
   const added = count(changes, "hypothesis-added");
   if (added) parts.push(`${plural(added, "hypothesis", "hypotheses")} ${added === 1 ? "was" : "were"} proposed`);
   const conf = changes.filter((c): c is Extract<ReasoningChange, { type: "hypothesis-confidence" }> => c.type === "hypothesis-confidence");
-  if (conf.length) parts.push(`confidence moved on ${conf.slice(0, 3).map((c) => `${c.id} (${c.old} → ${c.new})`).join(", ")}${conf.length > 3 ? ` and ${conf.length - 3} more` : ""}`);
+  if (conf.length)
+    parts.push(
+      `confidence moved on ${conf
+        .slice(0, 3)
+        .map((c) => `${c.id} (${c.old} → ${c.new})`)
+        .join(", ")}${conf.length > 3 ? ` and ${conf.length - 3} more` : ""}`,
+    );
   const ev = changes.filter((c): c is Extract<ReasoningChange, { type: "evidence-added" }> => c.type === "evidence-added");
   if (ev.length) {
     const sup = ev.filter((e) => e.kind === "supports").length;

@@ -9,14 +9,7 @@
 // Setting a confidence by hand overrides it; later evidence moves on from there. Status
 // changes are always explicit: evidence informs the agent, the agent decides.
 import { InvalidArgumentError, NotFoundError } from "../../core/errors.js";
-import {
-  EVIDENCE_KINDS,
-  HYPOTHESIS_STATUSES,
-  type Evidence,
-  type EvidenceKind,
-  type Hypothesis,
-  type HypothesisStatus,
-} from "./model.js";
+import { EVIDENCE_KINDS, HYPOTHESIS_STATUSES, type Evidence, type EvidenceKind, type Hypothesis, type HypothesisStatus } from "./model.js";
 import type { PartContext, Snapshotable } from "./part.js";
 
 export const DEFAULT_CONFIDENCE = 0.5;

@@ -16,7 +16,16 @@ import { compareStates, type ReasoningComparison } from "./compare.js";
 import { GapTracker } from "./gaps.js";
 import { HypothesisBoard } from "./hypotheses.js";
 import { CommandHistory, NoteBook, VerificationLog } from "./journal.js";
-import { checkReasoningState, emptyState, isReasoningState, REASONING_KIND, type CodeState, type CommandRun, type ReasoningState, type Verification } from "./model.js";
+import {
+  checkReasoningState,
+  emptyState,
+  isReasoningState,
+  REASONING_KIND,
+  type CodeState,
+  type CommandRun,
+  type ReasoningState,
+  type Verification,
+} from "./model.js";
 import { Counters, TRIGGERS, type PartContext, type TriggerEvent } from "./part.js";
 import { renderBrief, type BriefInput } from "./brief.js";
 import { recoveryPoint, type RecoveryPoint } from "./recovery.js";
@@ -301,7 +310,13 @@ export class ReasoningSession {
    * Records a check that has run (see `verify`): its result, and evidence for the
    * hypothesis if one is named — supporting when it passed, refuting when it failed.
    */
-  recordVerification(name: string, argv: readonly string[], cwd: string, run: RunResult, hypothesisId?: string): { verification: Verification; evidenceId: string | null } {
+  recordVerification(
+    name: string,
+    argv: readonly string[],
+    cwd: string,
+    run: RunResult,
+    hypothesisId?: string,
+  ): { verification: Verification; evidenceId: string | null } {
     const hid = hypothesisId === undefined ? null : this.hypotheses.get(hypothesisId).id;
     const passed = run.error === null && run.exitCode === 0;
     const verification = this.verifications.record({
@@ -471,8 +486,19 @@ export class ReasoningSession {
 
 /** Every top-level key of a reasoning state, in its order. */
 const STATE_KEYS: readonly (keyof ReasoningState)[] = [
-  "kind", "version", "task", "hypotheses", "evidence", "beliefs", "gaps",
-  "verifications", "notes", "commands", "code", "metrics", "counters",
+  "kind",
+  "version",
+  "task",
+  "hypotheses",
+  "evidence",
+  "beliefs",
+  "gaps",
+  "verifications",
+  "notes",
+  "commands",
+  "code",
+  "metrics",
+  "counters",
 ];
 
 function withHint(hint: UnchangedHint | undefined): { unchanged?: UnchangedHint } {

@@ -7,7 +7,13 @@ import type { ReasoningState } from "./model.js";
 export interface RecoveryPoint {
   readonly checkpoint: Checkpoint;
   /** The session's most recent commands (up to 20), oldest first. */
-  readonly recentCommands: readonly { readonly id: string; readonly command: string; readonly cwd: string; readonly exitCode: number | null; readonly at: string }[];
+  readonly recentCommands: readonly {
+    readonly id: string;
+    readonly command: string;
+    readonly cwd: string;
+    readonly exitCode: number | null;
+    readonly at: string;
+  }[];
   readonly steps: readonly { readonly title: string; readonly commands: readonly string[]; readonly note?: string }[];
   /** The patch to apply after checking out the commit, if there were uncommitted changes. */
   readonly patch: string | null;
@@ -35,7 +41,9 @@ export function recoveryPoint(checkpoint: Checkpoint, state: ReasoningState, ses
       title: "Restore the code",
       commands: cmds,
       ...(code.patchTruncated && { note: "the patch was over 1 MB and was cut; the rest of the uncommitted changes are not recorded" }),
-      ...(code.untracked.length > 0 && { note: `${code.untracked.length} untracked files were not recorded: ${code.untracked.slice(0, 5).join(", ")}${code.untracked.length > 5 ? ", …" : ""}` }),
+      ...(code.untracked.length > 0 && {
+        note: `${code.untracked.length} untracked files were not recorded: ${code.untracked.slice(0, 5).join(", ")}${code.untracked.length > 5 ? ", …" : ""}`,
+      }),
     });
   }
   const env = Object.entries(code?.env ?? {});

@@ -118,7 +118,11 @@ export class TreeWatcher {
         this.#unwatch(dir);
       }
       if (!this.#watches.has(dir) && this.#watch(dir)) added.push(dir);
-      if (dir !== "") rules.enter(dir, entries.map((e) => e.name));
+      if (dir !== "")
+        rules.enter(
+          dir,
+          entries.map((e) => e.name),
+        );
       for (const e of entries) {
         if (!e.isDirectory()) continue; // symlinks to folders are links in a snapshot, not folders
         const path = dir === "" ? e.name : `${dir}/${e.name}`;

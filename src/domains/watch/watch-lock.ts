@@ -74,7 +74,9 @@ export class WatchLocks {
 function alreadyWatched(what: string, owner: LockOwner | undefined, path: string): ForgeError {
   const who = owner ? `pid ${owner.pid} on ${owner.host}${owner.at ? `, since ${new Date(owner.at).toISOString()}` : ""}` : "another process";
   return new ForgeError("ALREADY_RUNNING", `${what} is already watched by another forge watch (${who})`, {
-    hint: owner ? `stop that watcher first (kill ${owner.pid}), or watch another session with --session; its lock is ${path}` : `wait a moment and try again; the lock is ${path}`,
+    hint: owner
+      ? `stop that watcher first (kill ${owner.pid}), or watch another session with --session; its lock is ${path}`
+      : `wait a moment and try again; the lock is ${path}`,
     data: { pid: owner?.pid ?? null, host: owner?.host ?? null, lock: path },
   });
 }

@@ -185,7 +185,11 @@ export class Watcher {
    * and arms the timers.
    */
   static async start(store: Store, options: WatchOptions): Promise<Watcher> {
-    for (const [name, v, min] of [["everyMs", options.everyMs, 100], ["quietMs", options.quietMs, 0], ["rescanMs", options.rescanMs, 0]] as const) {
+    for (const [name, v, min] of [
+      ["everyMs", options.everyMs, 100],
+      ["quietMs", options.quietMs, 0],
+      ["rescanMs", options.rescanMs, 0],
+    ] as const) {
       if (v !== undefined && (!Number.isFinite(v) || v < min)) {
         throw new ForgeError("INVALID_ARGUMENT", `${name} must be a number of milliseconds ≥ ${min}, not ${v}`);
       }
@@ -361,7 +365,8 @@ export class Watcher {
     const changed = cause === "changes" ? taken : undefined;
     let r: SnapshotResult | null;
     try {
-      const message = cause === "startup" ? "watch: changes since the last snapshot" : cause === "rescan" ? "watch: changes found by a full rescan" : "watch: file changes";
+      const message =
+        cause === "startup" ? "watch: changes since the last snapshot" : cause === "rescan" ? "watch: changes found by a full rescan" : "watch: file changes";
       r = await ws.snapshotIfChanged(message, { strategy: this.#strategy, tags: ["watch"], ...(changed && { changed }) });
     } catch (e) {
       // The walk may not have happened: the paths taken go back into the next window (all of
@@ -378,7 +383,8 @@ export class Watcher {
     }
     this.#lastRefusal = "";
     if (r === null) {
-      if (cause === "changes") this.#emit({ type: "skipped", at: new Date(), what: "snapshot", reason: `${events} file event(s), but the files are as in the last snapshot` });
+      if (cause === "changes")
+        this.#emit({ type: "skipped", at: new Date(), what: "snapshot", reason: `${events} file event(s), but the files are as in the last snapshot` });
       return;
     }
     this.#snapshots++;
@@ -412,7 +418,10 @@ export class Watcher {
     for (let attempt = 1; ; attempt++) {
       const epoch = await this.#store.gcEpoch();
       const workRoot = await this.#session.workRoot().catch((e: unknown) => {
-        if (e instanceof ForgeError && e.code === "SESSION_NOT_FOUND") throw new ForgeError("SESSION_NOT_FOUND", `session "${this.#session.name}" no longer exists`, { hint: "it was deleted while watched; stop this watcher" });
+        if (e instanceof ForgeError && e.code === "SESSION_NOT_FOUND")
+          throw new ForgeError("SESSION_NOT_FOUND", `session "${this.#session.name}" no longer exists`, {
+            hint: "it was deleted while watched; stop this watcher",
+          });
         throw e;
       });
       const head = (await this.#session.head()).checkpoint;
@@ -517,7 +526,11 @@ function checkStoreOutside(url: string, ws: Workspace): void {
     if (rules.ignores(dir, true)) return;
     rules.enter(dir);
   }
-  throw new ForgeError("INVALID_ARGUMENT", `the store ${m[2]} is inside the watched folder ${ws.root}, in a place its ignore rules do not exclude: every snapshot would change the files watched`, {
-    hint: "keep the store in .forge/ (the default), outside the folder, or in a folder listed in .forgeignore",
-  });
+  throw new ForgeError(
+    "INVALID_ARGUMENT",
+    `the store ${m[2]} is inside the watched folder ${ws.root}, in a place its ignore rules do not exclude: every snapshot would change the files watched`,
+    {
+      hint: "keep the store in .forge/ (the default), outside the folder, or in a folder listed in .forgeignore",
+    },
+  );
 }

@@ -10,7 +10,20 @@
 // still steer one call. Forge's guarantee is against hostile data (snapshots, bundles),
 // which is what it restores; see docs/SECURITY.md.
 import { randomBytes } from "node:crypto";
-import { closeSync, constants, fchmodSync, lstatSync, mkdirSync, openSync, renameSync, rmdirSync, symlinkSync, unlinkSync, writeSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmdirSync,
+  symlinkSync,
+  unlinkSync,
+  writeSync,
+  type Stats,
+} from "node:fs";
 import { join } from "node:path";
 import { ForgeError } from "../../core/errors.js";
 

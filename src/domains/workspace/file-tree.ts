@@ -136,7 +136,8 @@ export function scanTreeFrom(options: ScanOptions, prior: PriorWalk, changed: It
         mode,
         size,
         (path, perm, sz) => {
-          if (named.has(path) || !prior.tree.dirs.has(path)) w.full(path, perm, sz); // changed, or new to us: whole
+          if (named.has(path) || !prior.tree.dirs.has(path))
+            w.full(path, perm, sz); // changed, or new to us: whole
           else if (onWay.has(path)) sure = visit(path, perm, sz, true) && sure;
           else tree.dirs.set(path, { mode: perm }); // unchanged: its content comes from `prior` below
         },

@@ -43,7 +43,8 @@ export async function filePatch(ch: FileChange, read: Reader): Promise<FilePatch
   const after = await content(ch.after, "after", ch.path, read);
   if (!isText(before) || !isText(after)) return { ...base, patch: null, note: `binary file ${ch.kind} (${before.length} → ${after.length} bytes)` };
   if (before.equals(after)) {
-    const note = ch.before && ch.after && ch.before.mode !== ch.after.mode ? `mode ${ch.before.mode.toString(8)} → ${ch.after.mode.toString(8)}` : "no content change";
+    const note =
+      ch.before && ch.after && ch.before.mode !== ch.after.mode ? `mode ${ch.before.mode.toString(8)} → ${ch.after.mode.toString(8)}` : "no content change";
     return { ...base, patch: null, note };
   }
   const patch = diff().createTwoFilesPatch(

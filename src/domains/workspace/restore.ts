@@ -261,7 +261,13 @@ export async function applyRestore(input: ApplyInput): Promise<{ written: string
  * Writes one file or symlink; returns why it was left alone, or null when written.
  * `walked`: the folders the restore's walk found (none of them ignored).
  */
-async function writeOne(fs: ContainedFs, path: string, f: FileInfo, walked: ReadonlyMap<string, unknown>, read: (hash: Hash) => Promise<Buffer>): Promise<string | null> {
+async function writeOne(
+  fs: ContainedFs,
+  path: string,
+  f: FileInfo,
+  walked: ReadonlyMap<string, unknown>,
+  read: (hash: Hash) => Promise<Buffer>,
+): Promise<string | null> {
   const slash = path.lastIndexOf("/");
   if (slash > 0) fs.mkdirs(path.slice(0, slash));
   const existing = fs.lstat(path);

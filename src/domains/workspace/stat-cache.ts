@@ -91,7 +91,14 @@ export function readCacheFile(path: string): { writtenAt: number; entries: Map<s
   const entries = new Map<string, Entry>();
   for (let i = 0; i < paths.length; i++) {
     const n = i * NUMS;
-    entries.set(paths[i] as string, [nums[n] as number, nums[n + 1] as number, nums[n + 2] as number, nums[n + 3] as number, nums[n + 4] as number, hex.slice(64 * i, 64 * i + 64)]);
+    entries.set(paths[i] as string, [
+      nums[n] as number,
+      nums[n + 1] as number,
+      nums[n + 2] as number,
+      nums[n + 3] as number,
+      nums[n + 4] as number,
+      hex.slice(64 * i, 64 * i + 64),
+    ]);
   }
   return { writtenAt: doc.writtenAt, entries };
 }

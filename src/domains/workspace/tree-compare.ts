@@ -72,9 +72,16 @@ export function pathFilter(root: string, paths: readonly string[] | undefined): 
   const norm = paths.map((p) => {
     const abs = resolve(root, p.replace(/\\/g, "/"));
     if (abs !== root && !abs.startsWith(root + sep)) {
-      throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `${p} is outside the workspace ${root}`, { hint: "name files and folders inside the workspace; nothing was changed" });
+      throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `${p} is outside the workspace ${root}`, {
+        hint: "name files and folders inside the workspace; nothing was changed",
+      });
     }
-    return abs === root ? "" : abs.slice(root.length + 1).split(sep).join("/");
+    return abs === root
+      ? ""
+      : abs
+          .slice(root.length + 1)
+          .split(sep)
+          .join("/");
   });
   return (p) => norm.some((n) => n === "" || p === n || p.startsWith(`${n}/`));
 }

@@ -15,7 +15,19 @@ import type { ObjectStore } from "../../objects/object-store.js";
 import type { Session } from "../../timeline/session.js";
 import type { Store } from "../../timeline/store.js";
 import type { Checkpoint } from "../../timeline/types.js";
-import { buildTree, fileKey, hashPending, readFileObject, readTree, scanTree, scanTreeFrom, walkOrder, type FileInfo, type PriorWalk, type Tree } from "./file-tree.js";
+import {
+  buildTree,
+  fileKey,
+  hashPending,
+  readFileObject,
+  readTree,
+  scanTree,
+  scanTreeFrom,
+  walkOrder,
+  type FileInfo,
+  type PriorWalk,
+  type Tree,
+} from "./file-tree.js";
 import { IgnoreRules } from "./ignore-rules.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
 import { applyRestore, planRestore } from "./restore.js";
@@ -44,7 +56,6 @@ export interface SnapshotState {
   /** A snapshot taken before a restore, so the restore can be undone. */
   readonly safety: boolean;
 }
-
 
 export interface StatusReport {
   /** The snapshot compared against; null before the first one. */
@@ -91,7 +102,6 @@ export interface WorkspaceOptions {
   /** Retention applied after a snapshot once there are more than `keepLast` (default 100 snapshots, 30 days). */
   readonly retention?: { readonly keepLast: number; readonly keepDays: number } | false;
 }
-
 
 /** A walk of the files: the tree, what could not be read, and the bytes it stored. */
 interface Scanned {
@@ -192,7 +202,13 @@ export class Workspace {
     const prior = changed === undefined ? null : this.#lastWalk;
     const hinted = prior === null || changed === undefined ? undefined : scanTreeFrom(options(), prior, changed);
     const scan = hinted ?? scanTree(options());
-    const { newBytes } = await hashPending(scan, this.root, cache, store ? this.#objects : undefined, onProgress && ((done, total) => onProgress({ phase: "hashing files", done, total })));
+    const { newBytes } = await hashPending(
+      scan,
+      this.root,
+      cache,
+      store ? this.#objects : undefined,
+      onProgress && ((done, total) => onProgress({ phase: "hashing files", done, total })),
+    );
     // A limited walk saw only part of the tree: entries of files deleted elsewhere wait for the next full one.
     if (!hinted) cache.retain(scan.tree.files);
     this.#saveCache(cache);
@@ -229,7 +245,11 @@ export class Workspace {
     const missing = [...ask].filter(([h]) => !stored.has(h)).flatMap(([, paths]) => paths);
     if (missing.length === 0) return 0;
     const cache = this.#cache();
-    const scan = { tree, pending: missing.map((path) => ({ path, st: { size: -1, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0 }, mode: (tree.files.get(path) as FileInfo).mode })), unreadable: new Map<string, string>() };
+    const scan = {
+      tree,
+      pending: missing.map((path) => ({ path, st: { size: -1, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0 }, mode: (tree.files.get(path) as FileInfo).mode })),
+      unreadable: new Map<string, string>(),
+    };
     return (await hashPending(scan, this.root, cache, objects)).newBytes;
   }
 
@@ -296,7 +316,10 @@ export class Workspace {
    * out. It is not used, and everything is walked, before this object's first walk, and
    * when it names an ignore file, the root, or something that contradicts the last walk.
    */
-  async snapshotIfChanged(message = "", options: { strategy?: Strategy; tags?: readonly string[]; onProgress?: ProgressListener; changed?: Iterable<string> } = {}): Promise<SnapshotResult | null> {
+  async snapshotIfChanged(
+    message = "",
+    options: { strategy?: Strategy; tags?: readonly string[]; onProgress?: ProgressListener; changed?: Iterable<string> } = {},
+  ): Promise<SnapshotResult | null> {
     return this.#snapshotLoop(message, options, true);
   }
 
@@ -308,7 +331,8 @@ export class Workspace {
     scanned?: Scanned,
   ): Promise<SnapshotResult | null> {
     const strategy = options.strategy ?? "warn";
-    if (!(STRATEGIES as readonly string[]).includes(strategy)) throw new InvalidArgumentError(`unknown strategy "${strategy}"`, `use one of ${STRATEGIES.join(", ")}`);
+    if (!(STRATEGIES as readonly string[]).includes(strategy))
+      throw new InvalidArgumentError(`unknown strategy "${strategy}"`, `use one of ${STRATEGIES.join(", ")}`);
     // A gc that runs while objects are chosen makes it start again, checking every object anew.
     return this.#store.withGcEpoch((epoch, attempt) => this.#snapshotOnce(message, strategy, options, ifChanged, epoch, attempt === 1 ? scanned : undefined));
   }
@@ -334,10 +358,14 @@ export class Workspace {
     // A safety snapshot takes things as they are; a restore's own snapshot records the agent's doing.
     const unknown = base === null || options.safety || options.trusted ? [] : this.#unknown(changes, tree);
     if (unknown.length > 0 && strategy === "strict") {
-      throw new ForgeError("UNKNOWN_CHANGES", `${unknown.length} file(s) changed outside the agent since the last snapshot: ${unknown.slice(0, 10).join(", ")}${unknown.length > 10 ? ", …" : ""}`, {
-        hint: "look at them with `forge files diff`; snapshot with --strategy warn or auto-integrate to accept them",
-        data: { unknown },
-      });
+      throw new ForgeError(
+        "UNKNOWN_CHANGES",
+        `${unknown.length} file(s) changed outside the agent since the last snapshot: ${unknown.slice(0, 10).join(", ")}${unknown.length > 10 ? ", …" : ""}`,
+        {
+          hint: "look at them with `forge files diff`; snapshot with --strategy warn or auto-integrate to accept them",
+          data: { unknown },
+        },
+      );
     }
     let external: Checkpoint | null = null;
     if (unknown.length > 0 && strategy === "auto-integrate" && base !== null) {
@@ -442,7 +470,11 @@ export class Workspace {
   }
 
   /** The changes between two trees (default: the last snapshot and the files on disk), optionally only under `paths`. */
-  async diff(from?: string, to?: string, options: { paths?: readonly string[] } = {}): Promise<{ changes: FileChange[]; read: (f: FileInfo, side: "before" | "after", path: string) => Promise<Buffer> }> {
+  async diff(
+    from?: string,
+    to?: string,
+    options: { paths?: readonly string[] } = {},
+  ): Promise<{ changes: FileChange[]; read: (f: FileInfo, side: "before" | "after", path: string) => Promise<Buffer> }> {
     const a = from === undefined ? ((await this.#base())?.tree ?? emptyTree()) : (await this.treeOf(from)).tree;
     const bWorking = to === undefined || to === "working";
     const b = bWorking ? (await this.#scan(false)).tree : (await this.treeOf(to)).tree;
@@ -471,13 +503,20 @@ export class Workspace {
 
   /** Restores the files a checkpoint of any session carries (`forge checkpoint restore --files`). */
   async restoreCheckpoint(checkpoint: Checkpoint, options: { paths?: readonly string[]; dryRun?: boolean } = {}): Promise<RestoreReport> {
-    if (checkpoint.filesRoot === null) throw new InvalidArgumentError(`checkpoint ${checkpoint.id} carries no files snapshot`, "create checkpoints with --files to carry one");
+    if (checkpoint.filesRoot === null)
+      throw new InvalidArgumentError(`checkpoint ${checkpoint.id} carries no files snapshot`, "create checkpoints with --files to carry one");
     return this.#restoreTree((await this.#readTree(checkpoint.filesRoot)).tree, checkpoint, options);
   }
 
   async #restoreTree(targetTree: Tree, checkpoint: Checkpoint, options: { paths?: readonly string[]; dryRun?: boolean }): Promise<RestoreReport> {
     const scanned = await this.#scan(false);
-    const input = { root: this.root, target: targetTree, current: scanned.tree, filter: pathFilter(this.root, options.paths), extraIgnores: this.#extraIgnores };
+    const input = {
+      root: this.root,
+      target: targetTree,
+      current: scanned.tree,
+      filter: pathFilter(this.root, options.paths),
+      extraIgnores: this.#extraIgnores,
+    };
     const plan = planRestore(input);
     const deleted = [...plan.deletes];
     if (options.dryRun) return { safety: null, restored: null, written: plan.writes.map(([p]) => p), deleted, skipped: [...plan.skipped], dryRun: true };
@@ -488,7 +527,12 @@ export class Workspace {
     this.#lastWalkNo = ++this.#walks;
     const applied = await applyRestore({ ...input, plan, read: (hash) => readFileObject(this.#objects, hash) });
     // The restore is the agent's own change: its snapshot has no unknown changes.
-    const restored = (await this.snapshot(`restored ${checkpoint.id.slice(0, 10)}${options.paths?.length ? ` (${options.paths.join(", ")})` : ""}`, { trusted: true, tags: ["restore"] })).snapshot;
+    const restored = (
+      await this.snapshot(`restored ${checkpoint.id.slice(0, 10)}${options.paths?.length ? ` (${options.paths.join(", ")})` : ""}`, {
+        trusted: true,
+        tags: ["restore"],
+      })
+    ).snapshot;
     return { safety, restored, written: applied.written, deleted, skipped: [...plan.skipped, ...applied.skipped], dryRun: false };
   }
 
@@ -510,7 +554,11 @@ export class Workspace {
     const cache = this.#cache();
     for (const p of paths) {
       const rel = this.#relative(p);
-      const scan = { tree: emptyTree(), pending: [] as { path: string; st: { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number }; mode: number }[], unreadable: new Map<string, string>() };
+      const scan = {
+        tree: emptyTree(),
+        pending: [] as { path: string; st: { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number }; mode: number }[],
+        unreadable: new Map<string, string>(),
+      };
       let st;
       try {
         st = lstatSync(join(this.root, rel));
@@ -543,7 +591,10 @@ export class Workspace {
   #relative(p: string): string {
     const abs = isAbsolute(p) ? normalize(p) : normalize(join(this.root, p));
     if (abs !== this.root && !abs.startsWith(this.root + sep)) throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `${p} is outside the workspace ${this.root}`);
-    return abs.slice(this.root.length + 1).split(sep).join("/");
+    return abs
+      .slice(this.root.length + 1)
+      .split(sep)
+      .join("/");
   }
 }
 
@@ -563,6 +614,3 @@ function tooLarge(tree: Tree): string[] {
 function unreadableList(unreadable: ReadonlyMap<string, string>): { path: string; why: string }[] {
   return [...unreadable.keys()].sort(walkOrder).map((path) => ({ path, why: unreadable.get(path) as string }));
 }
-
-
-

@@ -21,7 +21,10 @@ export function readTarget(config: RunnableConfig | undefined, where: string, ne
   if (threadId === undefined) throw new InvalidArgumentError(`ForgeSaver.${where}: config.configurable.thread_id is missing`, EXAMPLE);
   const target = { threadId, ns: readNs(c as Record<string, unknown>, where), checkpointId: readCheckpointId(c as Record<string, unknown>, where) };
   if (needs.checkpointId && target.checkpointId === undefined) {
-    throw new InvalidArgumentError(`ForgeSaver.${where}: config.configurable.checkpoint_id is missing`, "pass the config that put() returned for the checkpoint");
+    throw new InvalidArgumentError(
+      `ForgeSaver.${where}: config.configurable.checkpoint_id is missing`,
+      "pass the config that put() returned for the checkpoint",
+    );
   }
   return target;
 }

@@ -47,7 +47,18 @@ import { checkName } from "../../core/ids.js";
 import { getOwn, setOwn } from "../../core/own.js";
 import { openStore, type OpenOptions, type Store } from "../../timeline/store.js";
 import { checkThreadId, describe, readOptionalTarget, readSelection, readTarget } from "./config.js";
-import { CHANNEL_PREFIX, ENTRY_FORMAT, buildEntry, inLangGraphOrder, mergeWrites, parseEntry, withWrites, type ChannelVersion, type EntryContent, type StoredWrite } from "./entry.js";
+import {
+  CHANNEL_PREFIX,
+  ENTRY_FORMAT,
+  buildEntry,
+  inLangGraphOrder,
+  mergeWrites,
+  parseEntry,
+  withWrites,
+  type ChannelVersion,
+  type EntryContent,
+  type StoredWrite,
+} from "./entry.js";
 import { rowMetadata, type EntryInfo, type ThreadIndex } from "./thread-index.js";
 import { EntryCache, SESSION_KIND, ThreadLog } from "./thread-log.js";
 import { ValueCodec, type CodecOptions, type StoredValue } from "./value-codec.js";
@@ -194,7 +205,13 @@ export class ForgeSaver extends BaseCheckpointSaver {
           options: {
             trigger: TRIGGER_PUT,
             message: putMessage(ns, metadata),
-            metadata: rowMetadata({ ns, id: checkpoint.id, parent: parentId ?? null, checkpoint: true, ...("json" in storedMetadata && { metadata: storedMetadata.json }) }),
+            metadata: rowMetadata({
+              ns,
+              id: checkpoint.id,
+              parent: parentId ?? null,
+              checkpoint: true,
+              ...("json" in storedMetadata && { metadata: storedMetadata.json }),
+            }),
           },
           // Carried values are the parent's; if this process wrote the parent last, the encoder's memo has them.
           ...(parent !== undefined && parent.forgeId === lastForgeId && { unchangedSinceLast: carried }),
@@ -212,7 +229,8 @@ export class ForgeSaver extends BaseCheckpointSaver {
     const codec = this.#valueCodec();
     const added: StoredWrite[] = await Promise.all(
       writes.map(async (w, i) => {
-        if (!Array.isArray(w) || typeof w[0] !== "string") throw new InvalidArgumentError(`ForgeSaver.putWrites: write ${i} of task "${taskId}" must be [channel, value], not ${describe(w)}`);
+        if (!Array.isArray(w) || typeof w[0] !== "string")
+          throw new InvalidArgumentError(`ForgeSaver.putWrites: write ${i} of task "${taskId}" must be [channel, value], not ${describe(w)}`);
         const channel = w[0];
         const idx = Object.hasOwn(WRITES_IDX_MAP, channel) ? (WRITES_IDX_MAP[channel] as number) : i;
         return { task: taskId, idx, channel, value: await codec.toStored(w[1]), path: taskPath ?? "" };
@@ -395,12 +413,16 @@ export class ForgeSaver extends BaseCheckpointSaver {
     const codec = this.#valueCodec();
     checkpoint.channel_values[TASKS] = await Promise.all(writes.map((w) => codec.revive(w.value)));
     const versions = Object.values(checkpoint.channel_versions ?? {});
-    checkpoint.channel_versions = { ...checkpoint.channel_versions, [TASKS]: versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined) };
+    checkpoint.channel_versions = {
+      ...checkpoint.channel_versions,
+      [TASKS]: versions.length > 0 ? maxChannelVersion(...versions) : this.getNextVersion(undefined),
+    };
   }
 }
 
 function checkCheckpoint(checkpoint: Checkpoint): void {
-  if (typeof checkpoint !== "object" || checkpoint === null) throw new InvalidArgumentError(`ForgeSaver.put: checkpoint must be an object, not ${describe(checkpoint)}`);
+  if (typeof checkpoint !== "object" || checkpoint === null)
+    throw new InvalidArgumentError(`ForgeSaver.put: checkpoint must be an object, not ${describe(checkpoint)}`);
   if (typeof checkpoint.id !== "string" || checkpoint.id === "") {
     throw new InvalidArgumentError(`ForgeSaver.put: checkpoint.id must be a non-empty string, not ${describe(checkpoint.id)}`);
   }

@@ -181,9 +181,13 @@ export class ThreadLog {
     }
     const info = await session.info();
     if (info.kind !== SESSION_KIND || info.metadata["threadId"] !== this.threadId) {
-      throw new ForgeError("INVALID_ARGUMENT", `session "${this.sessionName}" (for LangGraph thread ${JSON.stringify(this.threadId)}) is not that thread's: it is a ${info.kind} session${info.kind === SESSION_KIND ? ` of thread ${JSON.stringify(info.metadata["threadId"])}` : ""}`, {
-        hint: "use another sessionPrefix for ForgeSaver, or delete that session",
-      });
+      throw new ForgeError(
+        "INVALID_ARGUMENT",
+        `session "${this.sessionName}" (for LangGraph thread ${JSON.stringify(this.threadId)}) is not that thread's: it is a ${info.kind} session${info.kind === SESSION_KIND ? ` of thread ${JSON.stringify(info.metadata["threadId"])}` : ""}`,
+        {
+          hint: "use another sessionPrefix for ForgeSaver, or delete that session",
+        },
+      );
     }
     this.#session = session;
     return session;

@@ -291,4 +291,3 @@ function samePlain(a: unknown, b: unknown, depth: number): boolean {
   for (const _k in rb) n--;
   return n === 0;
 }
-

@@ -45,7 +45,8 @@ export async function resume<S>(runs: RunStore, runId: string, steps: readonly S
     if (typeof step?.name !== "string" || step.name === "" || typeof step.run !== "function") {
       throw new InvalidArgumentError(`step ${i + 1} needs a non-empty name and a run function`);
     }
-    if (names.has(step.name)) throw new InvalidArgumentError(`two steps are named "${step.name}"`, "step names must be unique: they are the node ids saves go under");
+    if (names.has(step.name))
+      throw new InvalidArgumentError(`two steps are named "${step.name}"`, "step names must be unique: they are the node ids saves go under");
     names.add(step.name);
   }
   const encode = options.encode ?? (encodeJson as (s: S) => Uint8Array);

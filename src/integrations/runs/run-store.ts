@@ -95,7 +95,12 @@ export class RunStore {
     const session = await this.#session(runId);
     const saves = session ? await saveCheckpoints(session, "desc") : [];
     const cp = saves.find((c) => nodeOf(c) === nodeId);
-    if (!session || !cp) throw new CheckpointNotFoundError(`${runId}/${nodeId}`, `\`forge runs show ${runId}\` lists its nodes`, `no checkpoint of node "${nodeId}" in run "${runId}"`);
+    if (!session || !cp)
+      throw new CheckpointNotFoundError(
+        `${runId}/${nodeId}`,
+        `\`forge runs show ${runId}\` lists its nodes`,
+        `no checkpoint of node "${nodeId}" in run "${runId}"`,
+      );
     return this.#read(cp);
   }
 
@@ -105,7 +110,12 @@ export class RunStore {
     if (!Number.isInteger(sequence) || sequence < 1) throw new InvalidArgumentError(`sequence must be a whole number ≥ 1, not ${sequence}`);
     const session = await this.#session(runId);
     const cp = session ? (await saveCheckpoints(session, "asc")).find((c) => c.seq === sequence) : undefined;
-    if (!cp) throw new CheckpointNotFoundError(`${runId}#${sequence}`, `\`forge runs show ${runId} --history\` lists its saves`, `no save #${sequence} in run "${runId}"`);
+    if (!cp)
+      throw new CheckpointNotFoundError(
+        `${runId}#${sequence}`,
+        `\`forge runs show ${runId} --history\` lists its saves`,
+        `no save #${sequence} in run "${runId}"`,
+      );
     return this.#read(cp);
   }
 

@@ -5,7 +5,14 @@ import type { Message } from "../../domains/conversation/model.js";
 import { INPUT_FORMATS } from "../../domains/conversation/names.js";
 import { defineOperation } from "../operation.js";
 import { sessionField } from "../shared.js";
-import { chatRefField, conversationCheckpointJson, existingConversation, jsonObjectField, openConversation, type ConversationCheckpointJson } from "./shared.js";
+import {
+  chatRefField,
+  conversationCheckpointJson,
+  existingConversation,
+  jsonObjectField,
+  openConversation,
+  type ConversationCheckpointJson,
+} from "./shared.js";
 
 export const chatNewOperation = defineOperation({
   name: "chat_new",

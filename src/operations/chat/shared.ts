@@ -37,4 +37,7 @@ export const chatRefField = (z: Z, what: string) =>
  * Not z.record, which drops a "__proto__" key silently (and copies the object to do it).
  */
 export const jsonObjectField = (z: Z) =>
-  z.custom<Record<string, unknown>>((v) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype, "expected a JSON object");
+  z.custom<Record<string, unknown>>(
+    (v) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.getPrototypeOf(v) === Object.prototype,
+    "expected a JSON object",
+  );

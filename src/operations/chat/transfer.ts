@@ -31,7 +31,8 @@ export const chatExportOperation = defineOperation({
     session: sessionField(z),
   }),
   run: async (ctx, input): Promise<ExportResultJson> => {
-    if (input.format === "forge" && input.ref !== undefined) throw new InvalidArgumentError("`ref` goes with the openai, langchain and langchain-stored formats", "the forge format holds every checkpoint");
+    if (input.format === "forge" && input.ref !== undefined)
+      throw new InvalidArgumentError("`ref` goes with the openai, langchain and langchain-stored formats", "the forge format holds every checkpoint");
     const cs = await existingConversation(ctx, input.session);
     if (input.format === "forge") {
       const doc = await cs.export();

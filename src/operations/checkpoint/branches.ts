@@ -16,7 +16,12 @@ export const branchCreateOperation = defineOperation({
   title: "Create a branch",
   description: "Names a new branch at a checkpoint (HEAD by default), and with `switch` moves HEAD onto it.",
   effect: "write",
-  input: (z) => ({ name: z.string().min(1), from: refField(z, "where the branch starts").default("HEAD"), switch: z.boolean().default(false), session: sessionField(z) }),
+  input: (z) => ({
+    name: z.string().min(1),
+    from: refField(z, "where the branch starts").default("HEAD"),
+    switch: z.boolean().default(false),
+    session: sessionField(z),
+  }),
   run: async (ctx, input): Promise<BranchJson> => {
     const session = await ctx.existingSession(input.session);
     const b = await session.branch(input.name, { from: input.from });

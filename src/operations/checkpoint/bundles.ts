@@ -48,7 +48,10 @@ export const importOperation = defineOperation({
   title: "Import a bundle",
   description: "Imports a bundle file: checked whole first (it is untrusted), then written all or nothing. `as` imports its one session under another name.",
   effect: "write",
-  input: (z) => ({ file: z.string().min(1).describe("the bundle file"), as: z.string().min(1).optional().describe("import the bundle's session under this name") }),
+  input: (z) => ({
+    file: z.string().min(1).describe("the bundle file"),
+    as: z.string().min(1).optional().describe("import the bundle's session under this name"),
+  }),
   // Read in records, never whole: a bundle may be any size.
   run: async (ctx, input): Promise<ImportReport> => (await ctx.store()).importFile(input.file, input.as !== undefined ? { as: input.as } : {}),
 });

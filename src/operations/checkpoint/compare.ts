@@ -53,7 +53,12 @@ export async function compareCheckpoints(store: Store, session: Session, from: s
     const info = await session.info();
     const [kind, sa, sb] = await Promise.all([sessionKind(info.kind), session.state(a.id), session.state(b.id)]);
     const counts = files === null ? null : countKinds(files);
-    state = kind.compare({ label: `#${a.seq}`, at: a.createdAt.toISOString(), state: sa }, { label: `#${b.seq}`, at: b.createdAt.toISOString(), state: sb }, info.name, counts);
+    state = kind.compare(
+      { label: `#${a.seq}`, at: a.createdAt.toISOString(), state: sa },
+      { label: `#${b.seq}`, at: b.createdAt.toISOString(), state: sb },
+      info.name,
+      counts,
+    );
   }
   if (state === null) {
     const c = await session.compare(a.id, b.id);

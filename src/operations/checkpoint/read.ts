@@ -56,7 +56,13 @@ export const listOperation = defineOperation({
     });
     const head = await session.head();
     const milestones = (await session.milestones()).map((m) => ({ name: m.name, fromId: m.from.id, toId: m.to.id, description: m.description }));
-    return { session: session.name, head: head.checkpoint?.id ?? null, branch: head.branch, checkpoints: newestFirst.reverse().map(checkpointJson), milestones };
+    return {
+      session: session.name,
+      head: head.checkpoint?.id ?? null,
+      branch: head.branch,
+      checkpoints: newestFirst.reverse().map(checkpointJson),
+      milestones,
+    };
   },
 });
 
@@ -87,7 +93,8 @@ export interface AtResult extends ShowResult {
 export const atOperation = defineOperation({
   name: "checkpoint_at",
   title: "Time travel: the checkpoint at a time",
-  description: 'The last checkpoint at or before a time ("2 hours ago", "yesterday 5pm", "2026-01-20 14:30", ISO) and, unless `includeState` is false, what it held.',
+  description:
+    'The last checkpoint at or before a time ("2 hours ago", "yesterday 5pm", "2026-01-20 14:30", ISO) and, unless `includeState` is false, what it held.',
   effect: "read",
   input: (z) => ({ time: z.string().min(1), includeState: z.boolean().default(true), session: sessionField(z) }),
   run: async (ctx, input): Promise<AtResult> => {
@@ -100,7 +107,13 @@ export const atOperation = defineOperation({
 });
 
 export interface TimelineResult {
-  readonly session: { readonly id: string; readonly name: string; readonly kind: string; readonly createdAt: string; readonly metadata: Record<string, unknown> };
+  readonly session: {
+    readonly id: string;
+    readonly name: string;
+    readonly kind: string;
+    readonly createdAt: string;
+    readonly metadata: Record<string, unknown>;
+  };
   readonly head: { readonly branch: string | null; readonly checkpointId: string | null };
   readonly branches: readonly { readonly name: string; readonly headId: string }[];
   /** Oldest first, with their parents: the graph. */

@@ -44,7 +44,11 @@ export const restoreOperation = defineOperation({
     const session = await ctx.existingSession(input.session);
     const target = await session.get(input.ref);
     // Checked before anything moves: a checkpoint without files cannot restore them.
-    if (input.files && target.filesRoot === null) throw new InvalidArgumentError(`checkpoint #${target.seq} carries no files snapshot`, "it was created without files (--files on the command line, files: true as a tool)");
+    if (input.files && target.filesRoot === null)
+      throw new InvalidArgumentError(
+        `checkpoint #${target.seq} carries no files snapshot`,
+        "it was created without files (--files on the command line, files: true as a tool)",
+      );
     const kind = await sessionKind((await session.info()).kind);
     const options = { discardFuture: input.discardFuture };
     const r = kind.restore ? await kind.restore(store, session.name, target.id, options) : await session.restore(target.id, options);
@@ -79,7 +83,12 @@ export const restorePlanOperation = defineOperation({
     const session = await ctx.existingSession(input.session);
     const plan = await session.restorePlan(input.ref, { discardFuture: input.discardFuture });
     const kind = await sessionKind((await session.info()).kind);
-    return { checkpoint: checkpointJson(plan.checkpoint), head: plan.head, discarded: plan.discarded.map(checkpointJson), linear: input.discardFuture, restorable: kind.restoresOnPage };
+    return {
+      checkpoint: checkpointJson(plan.checkpoint),
+      head: plan.head,
+      discarded: plan.discarded.map(checkpointJson),
+      linear: input.discardFuture,
+      restorable: kind.restoresOnPage,
+    };
   },
 });
-

@@ -22,12 +22,15 @@ export const squashOperation = defineOperation({
   input: (z) => ({
     from: refField(z, "the first checkpoint of the run"),
     to: refField(z, "the last checkpoint of the run"),
-    message: z.string().optional().describe('the new checkpoint\'s message (default: the run\'s messages joined with "; ")'),
+    message: z.string().optional().describe("the new checkpoint's message (default: the run's messages joined with \"; \")"),
     force: z.boolean().default(false),
     session: sessionField(z),
   }),
   run: async (ctx, input): Promise<SquashResult> => {
-    const r = await (await ctx.existingSession(input.session)).squash(input.from, input.to, { ...(input.message !== undefined && { message: input.message }), force: input.force });
+    const r = await (await ctx.existingSession(input.session)).squash(input.from, input.to, {
+      ...(input.message !== undefined && { message: input.message }),
+      force: input.force,
+    });
     return {
       checkpoint: checkpointJson(r.checkpoint),
       replaced: r.replaced.map(checkpointJson),

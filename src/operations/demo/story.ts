@@ -97,7 +97,9 @@ export async function playDemo(url: string, n: Narrator): Promise<DemoResult> {
     n.line(`       H1 confidence is now ${rs.hypotheses.get("H1").confidence} (evidence moves it in log-odds); H2 is rejected`);
 
     step(40, "It fixes the offset and runs the unit test as a verification of H1.");
-    const verified = await rs.update((r) => r.verify("q4_0 unit test", node("console.log('test q4_0::dequant ... ok'); process.exit(0)"), { hypothesisId: "H1" }));
+    const verified = await rs.update((r) =>
+      r.verify("q4_0 unit test", node("console.log('test q4_0::dequant ... ok'); process.exit(0)"), { hypothesisId: "H1" }),
+    );
     auto(verified.saved);
     auto((await rs.update((r) => r.hypotheses.update("H1", { status: "confirmed" }))).saved);
     await rs.update((r) => r.beliefs.add("the kernel must read the scale at byte 0 of each block", { dependsOn: ["H1"], confidence: 0.9 }));
@@ -128,7 +130,10 @@ export async function playDemo(url: string, n: Narrator): Promise<DemoResult> {
     n.line("");
     n.title(`What changed between #1 and #${good.seq}?`);
     const cmp = await rs.compare("#1", `#${good.seq}`);
-    n.changes(cmp.summary, cmp.changes.filter((x) => x.type !== "command-added"));
+    n.changes(
+      cmp.summary,
+      cmp.changes.filter((x) => x.type !== "command-added"),
+    );
 
     n.line("");
     n.title("Time travel: what did the agent believe two hours ago?");
@@ -149,7 +154,9 @@ export async function playDemo(url: string, n: Narrator): Promise<DemoResult> {
     n.line("");
     n.title("Pruning with the design's retention (last hour, manual, significant, one per hour), then gc:");
     const pruned = await rs.prune();
-    n.line(`  deleted ${pruned.deleted.map((d) => `#${d.seq}`).join(", ") || "nothing"}; kept ${pruned.kept.map((k) => `#${k.checkpoint.seq} (${k.reason})`).join(", ")}`);
+    n.line(
+      `  deleted ${pruned.deleted.map((d) => `#${d.seq}`).join(", ") || "nothing"}; kept ${pruned.kept.map((k) => `#${k.checkpoint.seq} (${k.reason})`).join(", ")}`,
+    );
     const gc = await store.gc({ graceMs: 0 });
     n.gc(gc.deleted, gc.bytesFreed, gc.live);
     const fsck = await store.fsck();

@@ -17,7 +17,14 @@ export interface MilestoneJson {
 }
 
 export function milestoneJson(m: Milestone): MilestoneJson {
-  return { name: m.name, session: m.session, description: m.description, createdAt: m.createdAt.toISOString(), from: checkpointJson(m.from), to: checkpointJson(m.to) };
+  return {
+    name: m.name,
+    session: m.session,
+    description: m.description,
+    createdAt: m.createdAt.toISOString(),
+    from: checkpointJson(m.from),
+    to: checkpointJson(m.to),
+  };
 }
 
 export const milestoneCreateOperation = defineOperation({
@@ -33,7 +40,9 @@ export const milestoneCreateOperation = defineOperation({
     session: sessionField(z),
   }),
   run: async (ctx, input): Promise<MilestoneJson> =>
-    milestoneJson(await (await ctx.existingSession(input.session)).createMilestone(input.name, { from: input.from, to: input.to, description: input.description })),
+    milestoneJson(
+      await (await ctx.existingSession(input.session)).createMilestone(input.name, { from: input.from, to: input.to, description: input.description }),
+    ),
 });
 
 export const milestoneListOperation = defineOperation({
@@ -69,7 +78,12 @@ export const milestoneShowOperation = defineOperation({
 });
 
 /** A milestone, the checkpoints it spans and its combined change: the compare of its two ends. */
-export async function describeMilestone(store: Store, session: Session, name: string, options: CompareOptions = {}): Promise<MilestoneSpan & { readonly change: CompareResult }> {
+export async function describeMilestone(
+  store: Store,
+  session: Session,
+  name: string,
+  options: CompareOptions = {},
+): Promise<MilestoneSpan & { readonly change: CompareResult }> {
   const span = await session.milestoneSpan(name);
   return { ...span, change: await compareCheckpoints(store, session, span.milestone.from.id, span.milestone.to.id, options) };
 }
@@ -80,5 +94,7 @@ export const milestoneDeleteOperation = defineOperation({
   description: "Deletes a milestone; its checkpoints stay.",
   effect: "destructive",
   input: (z) => ({ name: z.string().min(1), session: sessionField(z) }),
-  run: async (ctx, input): Promise<{ readonly deleted: MilestoneJson }> => ({ deleted: milestoneJson(await (await ctx.existingSession(input.session)).deleteMilestone(input.name)) }),
+  run: async (ctx, input): Promise<{ readonly deleted: MilestoneJson }> => ({
+    deleted: milestoneJson(await (await ctx.existingSession(input.session)).deleteMilestone(input.name)),
+  }),
 });

@@ -104,7 +104,8 @@ export interface RunsDeleteResult {
 export const runsDeleteOperation = defineOperation({
   name: "runs_delete",
   title: "Delete workflow runs",
-  description: "Deletes a run with all its saves, one node's saves of it (`nodeId`), or (`olderThan`) every run not saved to since. Their space is freed by a gc.",
+  description:
+    "Deletes a run with all its saves, one node's saves of it (`nodeId`), or (`olderThan`) every run not saved to since. Their space is freed by a gc.",
   effect: "destructive",
   input: (z) => ({
     runId: runField(z).optional(),

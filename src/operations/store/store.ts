@@ -75,7 +75,10 @@ export const usageOperation = defineOperation({
     const sessions = [];
     for (const s of await store.listSessions()) {
       const list = await (await store.getSession(s.name)).list();
-      const added = list.reduce((n, cp) => n + cp.sizes.newBytes + (typeof cp.metadata["fileBytesAdded"] === "number" ? (cp.metadata["fileBytesAdded"] as number) : 0), 0);
+      const added = list.reduce(
+        (n, cp) => n + cp.sizes.newBytes + (typeof cp.metadata["fileBytesAdded"] === "number" ? (cp.metadata["fileBytesAdded"] as number) : 0),
+        0,
+      );
       sessions.push({ name: s.name, kind: s.kind, checkpoints: list.length, bytesAdded: added });
     }
     const gc = await store.gc({ dryRun: true, graceMs: 0 });

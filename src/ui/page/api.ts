@@ -31,10 +31,7 @@ export interface MessageView {
   toolCallId?: string;
 }
 
-export type StateView =
-  | { kind: "reasoning"; state: ReasoningState }
-  | { kind: "conversation"; messages: MessageView[] }
-  | { kind: "json"; state: unknown };
+export type StateView = { kind: "reasoning"; state: ReasoningState } | { kind: "conversation"; messages: MessageView[] } | { kind: "json"; state: unknown };
 
 export interface ReasoningState {
   task: string | null;
@@ -138,9 +135,12 @@ export const api = {
   session: (name: string) => call<SessionDetail>("GET", `/api/sessions/${enc(name)}`),
   checkpoint: (name: string, ref: string) => call<CheckpointDetail>("GET", `/api/sessions/${enc(name)}/checkpoints/${enc(ref)}`),
   compare: (name: string, from: string, to: string) => call<CompareResult>("GET", `/api/sessions/${enc(name)}/compare?from=${enc(from)}&to=${enc(to)}`),
-  restorePlan: (name: string, ref: string, linear: boolean) => call<RestorePlan>("GET", `/api/sessions/${enc(name)}/restore-plan?ref=${enc(ref)}&linear=${linear ? 1 : 0}`),
-  restore: (name: string, ref: string, linear: boolean) => call<{ checkpoint: CheckpointJson; discarded: CheckpointJson[] }>("POST", `/api/sessions/${enc(name)}/restore`, { ref, linear }),
-  append: (name: string, message: Record<string, unknown>) => call<{ session: string; appended: unknown[]; count: number }>("POST", `/api/sessions/${enc(name)}/messages`, { message }),
+  restorePlan: (name: string, ref: string, linear: boolean) =>
+    call<RestorePlan>("GET", `/api/sessions/${enc(name)}/restore-plan?ref=${enc(ref)}&linear=${linear ? 1 : 0}`),
+  restore: (name: string, ref: string, linear: boolean) =>
+    call<{ checkpoint: CheckpointJson; discarded: CheckpointJson[] }>("POST", `/api/sessions/${enc(name)}/restore`, { ref, linear }),
+  append: (name: string, message: Record<string, unknown>) =>
+    call<{ session: string; appended: unknown[]; count: number }>("POST", `/api/sessions/${enc(name)}/messages`, { message }),
   save: (name: string, checkpointName?: string, description?: string) =>
     call<{ checkpoint: CheckpointJson }>("POST", `/api/sessions/${enc(name)}/save`, {
       ...(checkpointName && { name: checkpointName }),

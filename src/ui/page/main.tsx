@@ -109,7 +109,9 @@ function App() {
                   Compare {compare.length === 2 ? "2" : `(${compare.length}/2)`}
                 </button>
               </div>
-              {detail.session.kind === "conversation" && current && <ChatPanel session={current} onChange={() => setTick((t) => t + 1)} onError={fail} onNotice={(t) => setNotice({ text: t })} />}
+              {detail.session.kind === "conversation" && current && (
+                <ChatPanel session={current} onChange={() => setTick((t) => t + 1)} onError={fail} onNotice={(t) => setNotice({ text: t })} />
+              )}
               <Timeline detail={detail} selected={opened?.checkpoint.id ?? null} compare={compare} onOpen={open} onToggleCompare={toggleCompare} />
             </section>
             <section class="detail-col" aria-label="details">
@@ -197,8 +199,18 @@ function ChatPanel(props: { session: string; onChange: () => void; onError: (e: 
         <button type="submit">Append</button>
       </form>
       <div class="save">
-        <input aria-label="checkpoint name" placeholder="Checkpoint name (optional)" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-        <input aria-label="description" placeholder="Description (optional)" value={description} onInput={(e) => setDescription((e.target as HTMLInputElement).value)} />
+        <input
+          aria-label="checkpoint name"
+          placeholder="Checkpoint name (optional)"
+          value={name}
+          onInput={(e) => setName((e.target as HTMLInputElement).value)}
+        />
+        <input
+          aria-label="description"
+          placeholder="Description (optional)"
+          value={description}
+          onInput={(e) => setDescription((e.target as HTMLInputElement).value)}
+        />
         <button type="button" class="primary" onClick={save}>
           Save checkpoint
         </button>

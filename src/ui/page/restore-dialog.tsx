@@ -32,7 +32,11 @@ export function RestoreDialog(props: { session: string; checkpointId: string; on
   return (
     <dialog ref={ref} class="restore-dialog" onCancel={props.onCancel} aria-labelledby="restore-title">
       <h2 id="restore-title">Restore {plan ? `#${plan.checkpoint.seq}` : "checkpoint"}?</h2>
-      {plan && !plan.restorable && <p class="error">The page does not restore workspace files: run <code>forge files restore {plan.checkpoint.id.slice(0, 10)}</code> in the workspace.</p>}
+      {plan && !plan.restorable && (
+        <p class="error">
+          The page does not restore workspace files: run <code>forge files restore {plan.checkpoint.id.slice(0, 10)}</code> in the workspace.
+        </p>
+      )}
       <label class="linear">
         <input type="checkbox" checked={linear} onChange={(e) => setLinear((e.target as HTMLInputElement).checked)} /> Linear: delete every later checkpoint
       </label>
@@ -41,8 +45,11 @@ export function RestoreDialog(props: { session: string; checkpointId: string; on
           {plan.linear ? (
             plan.discarded.length ? (
               <p>
-                This will <strong>delete {plan.discarded.length} checkpoint{plan.discarded.length === 1 ? "" : "s"}</strong>:{" "}
-                <span class="discarded">{plan.discarded.map((c) => `#${c.seq}${c.message ? ` “${c.message}”` : ""}`).join(", ")}</span>, and continue branch{" "}
+                This will{" "}
+                <strong>
+                  delete {plan.discarded.length} checkpoint{plan.discarded.length === 1 ? "" : "s"}
+                </strong>
+                : <span class="discarded">{plan.discarded.map((c) => `#${c.seq}${c.message ? ` “${c.message}”` : ""}`).join(", ")}</span>, and continue branch{" "}
                 <strong>{plan.head.branch}</strong> from #{plan.checkpoint.seq}.
               </p>
             ) : (
@@ -51,7 +58,8 @@ export function RestoreDialog(props: { session: string; checkpointId: string; on
           ) : (
             <p>
               HEAD moves to #{plan.checkpoint.seq}
-              {plan.head.branch ? ` (on ${plan.head.branch})` : ""}. Nothing is deleted: later checkpoints stay on their branch, and the next save starts a new branch.
+              {plan.head.branch ? ` (on ${plan.head.branch})` : ""}. Nothing is deleted: later checkpoints stay on their branch, and the next save starts a new
+              branch.
             </p>
           )}
         </div>

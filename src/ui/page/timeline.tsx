@@ -45,7 +45,13 @@ export function Timeline(props: {
           return <path key={cp.id} d={d} class={`lane-line lane-${(lanes.get(cp.branch) ?? 0) % 6}`} />;
         })}
         {checkpoints.map((cp, i) => (
-          <circle key={cp.id} cx={x(cp)} cy={y(i)} r={cp.id === head.checkpointId ? 7 : 5} class={`dot lane-${(lanes.get(cp.branch) ?? 0) % 6}${cp.id === head.checkpointId ? " head" : ""}`} />
+          <circle
+            key={cp.id}
+            cx={x(cp)}
+            cy={y(i)}
+            r={cp.id === head.checkpointId ? 7 : 5}
+            class={`dot lane-${(lanes.get(cp.branch) ?? 0) % 6}${cp.id === head.checkpointId ? " head" : ""}`}
+          />
         ))}
       </svg>
       <ol class="rows">

@@ -89,7 +89,11 @@ export function ReasoningBoard({ state }: { state: ReasoningState }) {
         <ul class="plain">
           {state.beliefs.map((b) => (
             <li key={b.id} class={b.status === "retracted" ? "retracted" : ""}>
-              {b.statement} <span class="muted">({pct(b.confidence)}{b.dependsOn?.length ? `, depends on ${b.dependsOn.join(", ")}` : ""})</span>
+              {b.statement}{" "}
+              <span class="muted">
+                ({pct(b.confidence)}
+                {b.dependsOn?.length ? `, depends on ${b.dependsOn.join(", ")}` : ""})
+              </span>
             </li>
           ))}
         </ul>
