@@ -11,7 +11,7 @@
 // re-encoded and re-hashed, and unchanged chunks keep their hashes without being rebuilt.
 import { InvalidStateError } from "../core/errors.js";
 import { hashBits, sha256, type Hash } from "./hash.js";
-import { arrayNodeText, jsonNodeText, type ChunkEntry, type JsonRef, type PathKey } from "./node.js";
+import { arrayNodeText, jsonNodeText, type ChunkEntry, type JsonRef } from "./node.js";
 import {
   BadValue,
   EMPTY_ENCS,

@@ -1071,7 +1071,7 @@ export function runBackendContract(name: string, makeStore: MakeStore): void {
         { what: "a class instance", state: { at: new Point(1, 2) }, path: "$.at" },
         { what: "a Map", state: { index: new Map([["a", 1]]) }, path: "$.index" },
         { what: "a bigint", state: { big: 10n }, path: "$.big" },
-        { what: "a hole in a sparse array", state: { holes: [1, , 3] }, path: "$.holes[1]" },
+        { what: "a hole in a sparse array", state: { holes: [1, undefined, 3] }, path: "$.holes[1]" },
         { what: "NaN deep inside", state: { a: { b: [0, { c: Number.NaN }] } }, path: "$.a.b[1].c" },
       ];
       for (const { what, state, path } of cases) {

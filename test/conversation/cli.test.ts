@@ -3,7 +3,7 @@
 // person reads, the --json shapes, exit codes, and what bad input says.
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { AIMessage, ToolMessage, mapStoredMessagesToChatMessages, type StoredMessage } from "@langchain/core/messages";
+import { type AIMessage, type ToolMessage, mapStoredMessagesToChatMessages, type StoredMessage } from "@langchain/core/messages";
 import { beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { ConversationSession, openStore, ReasoningSession, type Message } from "../../src/index.js";
 import { fails, forge as runForge, json, ok, type ForgeOptions, type Run } from "../support/cli.js";

@@ -91,7 +91,7 @@ describe("pending writes", () => {
     expect(values.messages.map((m) => m instanceof HumanMessage || m instanceof AIMessage)).toEqual([true, true]);
     expect(values.messages.map((m) => (m as HumanMessage).content)).toEqual(["hi", "hello"]);
     expect(values.tags).toEqual(new Set(["a", "b"]));
-    const [[, , more], [, channel, maybe]] = tuple?.pendingWrites as unknown as [unknown[], unknown[]];
+    const [[, , more], [, channel, maybe]] = (tuple?.pendingWrites ?? []) as unknown as [unknown[], unknown[]];
     expect((more as AIMessage[])[0]).toBeInstanceOf(AIMessage);
     expect(channel).toBe("maybe");
     expect(maybe).toBeUndefined();

@@ -2,7 +2,7 @@
 // processes would have) updating at once: update() retries on CONFLICT from the other's
 // state, so no update is lost and ids never repeat.
 import { describe, expect, it } from "vitest";
-import { ForgeError } from "../../src/index.js";
+import type { ForgeError } from "../../src/index.js";
 import { rejectsWith } from "../support/errors.js";
 import { reasoningBench } from "./support.js";
 

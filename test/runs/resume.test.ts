@@ -41,7 +41,9 @@ async function runToEnd(url: string, runId: string, work: string, steps: number)
 const executions = (work: string) => readFileSync(join(work, "executions.log"), "utf8").trim().split("\n");
 
 const dirs: TempDir[] = [];
-afterAll(() => dirs.forEach((d) => d.remove()));
+afterAll(() => {
+  for (const d of dirs) d.remove();
+});
 
 for (const backend of ["sqlite", "postgres"] as const) {
   describe(`resume after SIGKILL (${backend})`, () => {

@@ -3,7 +3,7 @@
 // and an unprivileged user to run the `forge` command as (test/support/cli.ts runs it).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, writeFileSync } from "node:fs";
+import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, writeFileSync, type Stats } from "node:fs";
 import { dirname, join } from "node:path";
 import { onTestFinished } from "vitest";
 import { openStore, type Store } from "../../src/index.js";
@@ -23,7 +23,7 @@ export function tempDir(label: string): TempDir {
 
 /** Gives every folder under `path` rwx for its owner, so the tree can be removed. */
 function openUp(path: string): void {
-  let st;
+  let st: Stats;
   try {
     st = lstatSync(path);
   } catch {

@@ -83,7 +83,10 @@ function contentText(content: Content): string {
 
 /** A readable transcript: one block per message, tool calls and the calls tool results answer shown. */
 function printTranscript(messages: readonly Message[]): void {
-  if (messages.length === 0) return println(c.dim('no messages yet: `forge chat append --role user "…"` adds one'));
+  if (messages.length === 0) {
+    println(c.dim('no messages yet: `forge chat append --role user "…"` adds one'));
+    return;
+  }
   const width = String(messages.length - 1).length;
   for (const [i, m] of messages.entries()) {
     const pad = " ".repeat(width + 3);

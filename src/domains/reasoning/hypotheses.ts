@@ -27,7 +27,7 @@ export interface FieldChange {
 export function updatedConfidence(confidence: number, kind: EvidenceKind, strength: number): number {
   if (kind === "neutral" || strength === 0) return confidence;
   const c = Math.min(Math.max(confidence, MIN_CONFIDENCE), MAX_CONFIDENCE);
-  const odds = (c / (1 - c)) * Math.pow(4, kind === "supports" ? strength : -strength);
+  const odds = (c / (1 - c)) * 4 ** (kind === "supports" ? strength : -strength);
   const next = odds / (1 + odds);
   return round(Math.min(Math.max(next, MIN_CONFIDENCE), MAX_CONFIDENCE));
 }

@@ -10,7 +10,7 @@
 // set of watches may no longer match the folders: a watched folder gone (deleted, or
 // renamed: its watch follows it and would report its events under the old path) or
 // replaced, an ignore file changed, an event without a name.
-import { lstatSync, readdirSync, readFileSync, watch, type FSWatcher } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, watch, type FSWatcher, type Dirent, type Stats } from "node:fs";
 import { basename, join } from "node:path";
 import { IgnoreRules } from "../workspace/ignore-rules.js";
 
@@ -104,7 +104,7 @@ export class TreeWatcher {
     const added: string[] = [];
     const rules = new IgnoreRules(this.#root, this.#extra);
     const walk = (dir: string) => {
-      let entries;
+      let entries: Dirent[];
       try {
         entries = readdirSync(dir === "" ? this.#root : join(this.#root, dir), { withFileTypes: true });
       } catch {
@@ -227,7 +227,7 @@ export class TreeWatcher {
       this.#onChange(path, false);
       return;
     }
-    let st;
+    let st: Stats | undefined;
     try {
       st = lstatSync(join(this.#root, path));
     } catch {
@@ -260,7 +260,7 @@ export class TreeWatcher {
   /** Watches `dir` and the folders under it that the rules let in. */
   #watchTree(dir: string): void {
     if (!this.#watch(dir)) return;
-    let entries;
+    let entries: Dirent[];
     try {
       entries = readdirSync(join(this.#root, dir), { withFileTypes: true });
     } catch {

@@ -1,6 +1,6 @@
 // Walking a directory into a flat map of files, hashing what changed, and turning the map
 // into directory objects (and back). Paths are relative to the root, "/"-separated.
-import { closeSync, lstatSync, openSync, readSync, readdirSync, readlinkSync } from "node:fs";
+import { closeSync, lstatSync, openSync, readSync, readdirSync, readlinkSync, type Stats } from "node:fs";
 import { ForgeError } from "../../core/errors.js";
 import { sha256, type Hash } from "../../objects/hash.js";
 import { blobRaw, dirNodeText, fileChunksText, type ChunkEntry, type DirEntry, type DirEntryType } from "../../objects/node.js";
@@ -248,7 +248,7 @@ function walker(options: ScanOptions): {
     const prefix = dir === "" ? "" : `${dir}/`;
     for (const name of names) {
       const path = prefix + name;
-      let st;
+      let st: Stats | undefined;
       try {
         st = lstatSync(base + name, NO_THROW);
       } catch (e) {
@@ -529,7 +529,7 @@ export async function readTree(objects: ObjectStore, root: Hash): Promise<Tree> 
     const next: [string, Hash, number][] = [];
     for (const [dir, hash, mode] of level) {
       const node = nodes.get(hash);
-      if (!node || node.kind !== "d") throw new ForgeError("CORRUPT_OBJECT", `object ${hash} should be a directory of the snapshot but is not`);
+      if (node?.kind !== "d") throw new ForgeError("CORRUPT_OBJECT", `object ${hash} should be a directory of the snapshot but is not`);
       dirs.set(dir, { mode, hash });
       for (const [h, name, type, m, size, target] of node.entries) {
         if (!NAME_OK(name)) {
@@ -556,7 +556,7 @@ export async function readFileObject(objects: ObjectStore, hash: Hash): Promise<
   return Buffer.concat(
     node.entries.map(([h]) => {
       const c = chunks.get(h);
-      if (!c || c.kind !== "b") throw new ForgeError("CORRUPT_OBJECT", `object ${h} should be a chunk of a file but is not`);
+      if (c?.kind !== "b") throw new ForgeError("CORRUPT_OBJECT", `object ${h} should be a chunk of a file but is not`);
       return c.data;
     }),
   );

@@ -2,7 +2,7 @@
 // depth), every .gitignore in the tree with git's semantics (a deeper file's patterns
 // override a shallower one's, `!` re-includes, an excluded directory is not entered), a
 // .forgeignore beside each in the same syntax, and extra configured patterns.
-import { lstatSync, readFileSync } from "node:fs";
+import { lstatSync, readFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import type { Ignore } from "ignore";
@@ -75,7 +75,7 @@ export function ignoredOnDisk(root: string, extra: readonly string[] = []): (pat
       return null;
     }
     // Missing, or not a folder we can look into: paths below it are judged by the rules above.
-    let st;
+    let st: Stats | undefined;
     try {
       st = lstatSync(join(root, dir), { throwIfNoEntry: false });
     } catch (e) {

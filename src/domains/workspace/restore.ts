@@ -4,7 +4,7 @@
 // outside the root — resolved against the work tree as the restore will leave it, following
 // the links the restored tree itself creates and those already on disk — and names that
 // this file system would fold into one.
-import { lstatSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { lstatSync, readdirSync, readlinkSync, rmSync, writeFileSync, type Stats } from "node:fs";
 import { isAbsolute, join, sep } from "node:path";
 import { ForgeError } from "../../core/errors.js";
 import type { Hash } from "../../objects/hash.js";
@@ -100,7 +100,7 @@ function checkLinks(input: PlanInput, plan: RestorePlan): void {
       if (input.target.dirs.has(path)) return { type: "dir" };
       if (deleted.has(path)) return { type: "missing" };
     }
-    let st;
+    let st: Stats | undefined;
     try {
       st = lstatSync(join(input.root, path), { throwIfNoEntry: false });
     } catch {
@@ -297,7 +297,7 @@ function removeEmptyFolders(fs: ContainedFs, path: string, walked: ReadonlyMap<s
       return false;
     }
     for (const name of names) {
-      let st;
+      let st: Stats | undefined;
       try {
         st = lstatSync(fs.abs(`${dir}/${name}`), { throwIfNoEntry: false });
       } catch {

@@ -5,7 +5,7 @@
 // checkpoint's files root is the tree, its state a small summary. So prune, gc, export and
 // the timeline apply to them as to anything else. The last snapshot is the known state;
 // the edit journal (.forge/edits.json) lists what the agent changed since.
-import { existsSync, lstatSync, readFileSync, readlinkSync, statSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, readlinkSync, statSync, type Stats } from "node:fs";
 import { isAbsolute, join, normalize, resolve, sep } from "node:path";
 import { FORGE_DIR } from "../../core/config.js";
 import { ForgeError, InvalidArgumentError } from "../../core/errors.js";
@@ -559,7 +559,7 @@ export class Workspace {
         pending: [] as { path: string; st: { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number }; mode: number }[],
         unreadable: new Map<string, string>(),
       };
-      let st;
+      let st: Stats | undefined;
       try {
         st = lstatSync(join(this.root, rel));
       } catch (e) {

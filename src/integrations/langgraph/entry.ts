@@ -108,7 +108,7 @@ export function parseEntry(state: unknown, where: string): EntryContent {
 export function mergeWrites(old: readonly StoredWrite[], added: readonly StoredWrite[]): { writes: StoredWrite[]; changed: boolean } {
   const writes = [...old];
   const at = new Map<string, number>();
-  writes.forEach((w, i) => at.set(writeKey(w), i));
+  for (const [i, w] of writes.entries()) at.set(writeKey(w), i);
   let changed = false;
   for (const w of added) {
     const key = writeKey(w);

@@ -389,7 +389,7 @@ export class ForgeSaver extends BaseCheckpointSaver {
       Promise.all(inLangGraphOrder(entry.writes).map(async (w): Promise<CheckpointPendingWrite> => [w.task, w.channel, await codec.revive(w.value)])),
     ]);
     const channelValues: Record<string, unknown> = {};
-    names.forEach((n, i) => setOwn(channelValues, n, values[i]));
+    for (const [i, n] of names.entries()) setOwn(channelValues, n, values[i]);
     const checkpoint = { ...(rest as Omit<Checkpoint, "channel_values">), channel_values: channelValues };
     const { threadId } = log;
     const ns = info.ns;

@@ -218,7 +218,7 @@ export class RunStore {
     if (cp.filesRoot === null) throw new ForgeError("CORRUPT_OBJECT", `checkpoint ${cp.id} of run session "${cp.session}" holds no data`);
     const tree = await readTree(this.#store.objects, cp.filesRoot);
     const file = tree.files.get("data");
-    if (!file || file.type !== "f") throw new ForgeError("CORRUPT_OBJECT", `checkpoint ${cp.id} of run session "${cp.session}" holds no data file`);
+    if (file?.type !== "f") throw new ForgeError("CORRUPT_OBJECT", `checkpoint ${cp.id} of run session "${cp.session}" holds no data file`);
     const bytes = await readFileObject(this.#store.objects, file.hash);
     return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   }

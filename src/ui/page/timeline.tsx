@@ -61,7 +61,16 @@ export function Timeline(props: {
             class={`row${cp.id === props.selected ? " selected" : ""}`}
             style={{ height: `${ROW}px` }}
             data-seq={cp.seq}
+            // biome-ignore lint/a11y/noNoninteractiveTabindex: the row opens its checkpoint from the keyboard too; it holds a checkbox, so it cannot be a <button>.
+            tabIndex={0}
             onClick={() => props.onOpen(cp.id)}
+            onKeyDown={(e) => {
+              // Opened from the keyboard as by a click (the checkbox inside keeps its own keys).
+              if ((e.key === "Enter" || e.key === " ") && e.target === e.currentTarget) {
+                e.preventDefault();
+                props.onOpen(cp.id);
+              }
+            }}
           >
             <input
               type="checkbox"
