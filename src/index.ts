@@ -1,6 +1,7 @@
 // forge-reasoning: checkpoints and time travel for AI agents.
 export { openStore, Store, type OpenOptions, type SessionOptions } from "./timeline/store.js";
-export { Session, MAIN_BRANCH, type PruneOptions, type PruneReport } from "./timeline/session.js";
+export { Session } from "./timeline/session.js";
+export { MAIN_BRANCH } from "./timeline/types.js";
 export type * from "./timeline/types.js";
 export type { RetentionPolicy, KeepReason } from "./timeline/retention.js";
 export { DEFAULT_RETENTION } from "./timeline/retention.js";

@@ -29,7 +29,7 @@ import type { ByteSource } from "./bundle-source.js";
 import { MAGIC, scanBundle, storedObjects } from "./bundle-records.js";
 import { DIR, factsOf, loadedGraph, refuseMismatch, STATE, walkTrees, type OutsideRef, type TreeRoot } from "./bundle-trees.js";
 import { chainBetween } from "./milestones.js";
-import { MAIN_BRANCH } from "./session.js";
+import { MAIN_BRANCH } from "./types.js";
 import type { StoreContext } from "./store-context.js";
 
 import { VERSION, manifestProblem, parseManifest, type Manifest, type BundleSession, type BundleMilestone } from "./bundle-manifest.js";

@@ -1,9 +1,10 @@
 // Milestones: named stretches of a session's timeline, from one checkpoint to a later one on
 // its history. They live in the backend's milestone relation (not among the refs, which every
 // reader takes for branches); their two ends are kept by prune and by explicit deletes.
-import { ForgeError, InvalidArgumentError } from "../core/errors.js";
+import { CheckpointNotFoundError, ForgeError, InvalidArgumentError } from "../core/errors.js";
 import { checkName } from "../core/ids.js";
 import type { CheckpointRow, MetaReader, MetaWriter, MilestoneRow } from "../backends/backend.js";
+import type { SessionScope } from "./session-scope.js";
 import type { Checkpoint } from "./types.js";
 
 export interface Milestone {
@@ -127,4 +128,74 @@ export async function insertMilestone(
   const row: MilestoneRow = { sessionId: session.id, name, fromId: from.id, toId: to.id, description, createdAt: now };
   await tx.setMilestone(row);
   return row;
+}
+
+// What a session does with its milestones (Session's methods call these).
+
+/**
+ * Names the stretch of history from `options.from` to `options.to` (default HEAD), which
+ * must be a later checkpoint on `from`'s line. Prune keeps both ends; deleting either is
+ * refused while the milestone exists.
+ */
+export async function createMilestone(s: SessionScope, name: string, options: MilestoneOptions): Promise<Milestone> {
+  const description = options.description ?? "";
+  if (typeof description !== "string") throw new InvalidArgumentError("a milestone's description must be a string");
+  return s.ctx.backend.transaction(async (tx) => {
+    const from = await s.resolveOwn(options.from, tx);
+    const to = await s.resolveOwn(options.to ?? "HEAD", tx);
+    const row = await insertMilestone(tx, { id: s.id, name: s.name }, name, from, to, description, s.ctx.clock.now());
+    return milestoneOf(s, row, from, to);
+  });
+}
+
+/** The session's milestones, oldest first. */
+export async function listMilestones(s: SessionScope): Promise<Milestone[]> {
+  const out: Milestone[] = [];
+  for (const m of await s.meta.listMilestones(s.id)) out.push(await loadMilestone(s, m));
+  return out;
+}
+
+export async function getMilestone(s: SessionScope, name: string): Promise<Milestone> {
+  const row = await s.meta.getMilestone(s.id, name);
+  if (!row) throw milestoneNotFound(name, s.name);
+  return loadMilestone(s, row);
+}
+
+/** A milestone with every checkpoint it spans, from its start to its end. */
+export async function milestoneSpan(s: SessionScope, name: string): Promise<MilestoneSpan> {
+  const milestone = await getMilestone(s, name);
+  const chain = await chainBetween(s.meta, milestone.from.id, milestone.to.id);
+  if (!chain) {
+    throw new ForgeError("CHECKPOINT_NOT_FOUND", `milestone "${name}" no longer runs from #${milestone.from.seq} to #${milestone.to.seq} along the history`, {
+      hint: "run `forge fsck`",
+    });
+  }
+  return { milestone, checkpoints: chain.map((r) => s.info(r)) };
+}
+
+/** Deletes a milestone (its checkpoints stay); returns what it was. */
+export async function deleteMilestone(s: SessionScope, name: string): Promise<Milestone> {
+  return s.ctx.backend.transaction(async (tx) => {
+    const row = await tx.getMilestone(s.id, name);
+    if (!row) throw milestoneNotFound(name, s.name);
+    const milestone = await loadMilestone(s, row, tx);
+    await tx.deleteMilestone(s.id, name);
+    return milestone;
+  });
+}
+
+async function loadMilestone(s: SessionScope, row: MilestoneRow, reader: MetaReader = s.meta): Promise<Milestone> {
+  const [from, to] = await Promise.all([reader.getCheckpoint(row.fromId), reader.getCheckpoint(row.toId)]);
+  if (!from || !to) {
+    throw new CheckpointNotFoundError(
+      `milestone:${row.name}`,
+      "run `forge fsck`",
+      `milestone "${row.name}" points at ${!from ? row.fromId : row.toId}, which is gone`,
+    );
+  }
+  return milestoneOf(s, row, from, to);
+}
+
+function milestoneOf(s: SessionScope, row: MilestoneRow, from: CheckpointRow, to: CheckpointRow): Milestone {
+  return { name: row.name, session: s.name, description: row.description, createdAt: new Date(row.createdAt), from: s.info(from), to: s.info(to) };
 }

@@ -12,9 +12,9 @@ import { checkStore, type FsckOptions, type FsckReport } from "./fsck.js";
 import type { ImportedHistory } from "./history-import.js";
 import { collectGarbage, type GcOptions, type GcReport } from "./gc.js";
 import { resolveRef } from "./refs.js";
-import { MAIN_BRANCH, Session } from "./session.js";
+import { Session } from "./session.js";
 import type { StoreContext } from "./store-context.js";
-import { toSessionInfo, type SessionInfo } from "./types.js";
+import { MAIN_BRANCH, toSessionInfo, type SessionInfo } from "./types.js";
 
 export interface OpenOptions {
   /** Folder relative store paths and .forge discovery start from (default: process.cwd()). */

@@ -1,6 +1,11 @@
 // The timeline's public types: what callers of the library see of checkpoints and sessions.
 import type { CheckpointRow, SessionRow } from "../backends/backend.js";
 import type { ValueChange } from "../objects/tree-diff.js";
+import type { UnchangedHint } from "../objects/value-encoder.js";
+import type { KeepReason, RetentionPolicy } from "./retention.js";
+
+/** The branch a new session's history starts on. */
+export const MAIN_BRANCH = "main";
 
 /** Why a checkpoint was made. "manual" unless an automatic trigger says otherwise. */
 export type Trigger = string;
@@ -148,4 +153,48 @@ export type CheckpointJson = Omit<Checkpoint, "createdAt"> & { readonly createdA
 /** A checkpoint as plain JSON data: what --json, the MCP tools and the web API give, in one shape. */
 export function checkpointJson(cp: Checkpoint): CheckpointJson {
   return { ...cp, createdAt: cp.createdAt.toISOString() };
+}
+
+export interface SetWorkingOptions {
+  /** Write only if the working state is still at this version (else CONFLICT). */
+  readonly expectedVersion?: number;
+  /** Top-level keys the caller knows are unchanged since the state with a given root (see UnchangedHint). */
+  readonly unchanged?: UnchangedHint;
+  /** Decides, inside the write's transaction, whether it is also a checkpoint. */
+  readonly checkpoint?: (facts: WriteFacts) => CheckpointOptions | undefined;
+}
+
+/** What a working-state write knows inside its transaction. */
+export interface WriteFacts {
+  /** The state differs from the working state before. */
+  readonly changed: boolean;
+  /** The state differs from the one HEAD's checkpoint holds (there is work since it). */
+  readonly unsaved: boolean;
+  /** When HEAD's checkpoint was made; null without one. */
+  readonly lastCheckpointAt: number | null;
+  /** The seq a checkpoint made by this write gets (so its message may name it). */
+  readonly nextSeq: number;
+}
+
+export interface SetWorkingResult {
+  readonly version: number;
+  readonly root: string;
+  /** Whether the state differed from the working state before. */
+  readonly changed: boolean;
+  /** The checkpoint made with it, if `checkpoint` asked for one. */
+  readonly checkpoint: Checkpoint | null;
+}
+
+export interface PruneOptions extends RetentionPolicy {
+  /** Report what would go without deleting anything. */
+  readonly dryRun?: boolean;
+}
+
+export interface PruneReport {
+  readonly dryRun: boolean;
+  readonly policy: RetentionPolicy;
+  readonly kept: readonly { readonly checkpoint: Checkpoint; readonly reason: KeepReason }[];
+  readonly deleted: readonly Checkpoint[];
+  /** Where HEAD went, when the checkpoint it was detached at was pruned. */
+  readonly headMoved: { readonly from: string; readonly to: Head["branch"] | string } | null;
 }

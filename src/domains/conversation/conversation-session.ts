@@ -4,7 +4,8 @@
 // the future discarded), list, get, latest, delete, clear, export and import.
 import { CheckpointNotFoundError, ForgeError, InvalidArgumentError } from "../../core/errors.js";
 import { DEFAULT_SESSION } from "../../core/config.js";
-import type { Session, SetWorkingResult, WriteFacts } from "../../timeline/session.js";
+import type { Session } from "../../timeline/session.js";
+import type { SetWorkingResult, WriteFacts } from "../../timeline/types.js";
 import type { Store } from "../../timeline/store.js";
 import type { Checkpoint, CheckpointOptions, RestoreResult } from "../../timeline/types.js";
 import { DOCUMENT_FORMAT, DOCUMENT_VERSION, type ConversationDocument, type ExportedCheckpoint } from "./document.js";

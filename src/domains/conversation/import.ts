@@ -2,7 +2,7 @@
 // the store's one way of writing an imported history (`Store.importHistory`): a failure or a
 // crash leaves no session at all, never half of one, and every checkpoint keeps its time,
 // seq, parent and branch (Session's API would give it the next seq and the time of now).
-import { MAIN_BRANCH } from "../../timeline/session.js";
+import { MAIN_BRANCH } from "../../timeline/types.js";
 import type { Store } from "../../timeline/store.js";
 import type { ConversationDocument } from "./document.js";
 import { CONVERSATION_SESSION_KIND, conversationState } from "./model.js";
