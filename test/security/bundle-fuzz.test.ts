@@ -14,7 +14,7 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ForgeError, openStore, Workspace, type Store } from "../../src/index.js";
-import { readFileObject, readTree } from "../../src/domains/workspace/file-tree.js";
+import { readFileObject, readTree } from "../../src/objects/file-tree.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
 import { decode, encode, fixChecksum, MAGIC, record, records, type LooseManifest } from "./bundle-support.js";
 

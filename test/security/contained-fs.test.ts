@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ContainedFs } from "../../src/domains/workspace/contained-fs.js";
 import { planRestore } from "../../src/domains/workspace/restore.js";
-import type { FileInfo, Tree } from "../../src/domains/workspace/file-tree.js";
+import type { FileInfo, Tree } from "../../src/objects/file-tree.js";
 import { rejectsWith } from "../support/errors.js";
 import { tempDir } from "../workspace/support.js";
 

@@ -6,7 +6,7 @@ import { chmodSync, copyFileSync, lstatSync, mkdirSync, readFileSync, rmSync, st
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildTree, readTree, type Tree } from "../../src/domains/workspace/file-tree.js";
+import { buildTree, readTree, type Tree } from "../../src/objects/file-tree.js";
 import { readTreeCache, writeTreeCache } from "../../src/domains/workspace/tree-cache.js";
 import type { Store } from "../../src/index.js";
 import { put, walkTree, workspaceBench } from "./support.js";

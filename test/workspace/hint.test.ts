@@ -6,7 +6,7 @@ import { chmodSync, lstatSync, mkdirSync, renameSync, rmSync, symlinkSync } from
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { buildTree, readTree, type Tree } from "../../src/domains/workspace/file-tree.js";
+import { buildTree, readTree, type Tree } from "../../src/objects/file-tree.js";
 import type { Workspace } from "../../src/domains/workspace/workspace.js";
 import type { Store } from "../../src/index.js";
 import { rejectsWith } from "../support/errors.js";

@@ -7,8 +7,8 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, renameSync, 
 import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_CHUNK } from "../../src/domains/workspace/cdc.js";
-import { BIG_FILE } from "../../src/domains/workspace/file-tree.js";
+import { MAX_CHUNK } from "../../src/objects/cdc.js";
+import { BIG_FILE } from "../../src/objects/file-tree.js";
 import { fingerprint, git, noise, put, read, walkTree, workspaceBench } from "./support.js";
 
 /** A tree with a bit of everything a project folder holds, including a nested git repository. */

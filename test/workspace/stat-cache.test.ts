@@ -4,7 +4,8 @@
 import { statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { hashPending, scanTree, fileObjects } from "../../src/domains/workspace/file-tree.js";
+import { fileObjects } from "../../src/objects/file-tree.js";
+import { hashPending, scanTree } from "../../src/domains/workspace/walk.js";
 import { IgnoreRules } from "../../src/domains/workspace/ignore-rules.js";
 import { StatCache, readCacheFile, writeCacheFile } from "../../src/domains/workspace/stat-cache.js";
 import { put, tempDir, workspaceBench } from "./support.js";

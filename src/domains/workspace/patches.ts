@@ -3,7 +3,7 @@
 // and the web page.
 import { createRequire } from "node:module";
 import type * as Diff from "diff";
-import type { FileInfo } from "./file-tree.js";
+import type { FileInfo } from "../../objects/file-tree.js";
 import type { FileChange } from "./workspace.js";
 
 export interface FilePatch {

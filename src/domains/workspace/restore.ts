@@ -9,7 +9,7 @@ import { isAbsolute, join, sep } from "node:path";
 import { ForgeError } from "../../core/errors.js";
 import type { Hash } from "../../objects/hash.js";
 import { ContainedFs } from "./contained-fs.js";
-import { fileKey, type FileInfo, type Tree } from "./file-tree.js";
+import { fileKey, type FileInfo, type Tree } from "../../objects/file-tree.js";
 import { ignoredOnDisk } from "./ignore-rules.js";
 
 export interface RestorePlan {

@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { sha256, type Hash } from "../../objects/hash.js";
 import type { DirEntryType } from "../../objects/node.js";
-import type { DirInfo, FileInfo, Tree } from "./file-tree.js";
+import type { DirInfo, FileInfo, Tree } from "../../objects/file-tree.js";
 
 // Layout (columns, so loading is a few bulk copies):
 //   header (48 bytes): "FTC1", dir count, file count, text bytes (u32 each), and the

@@ -2,7 +2,7 @@
 // some paths taken from another, and which paths a "-- PATHS" argument covers.
 import { resolve, sep } from "node:path";
 import { ForgeError } from "../../core/errors.js";
-import { fileKey, type FileInfo, type Tree } from "./file-tree.js";
+import { fileKey, type FileInfo, type Tree } from "../../objects/file-tree.js";
 
 export interface FileChange {
   readonly path: string;

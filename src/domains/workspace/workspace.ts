@@ -15,19 +15,8 @@ import type { ObjectStore } from "../../objects/object-store.js";
 import type { Session } from "../../timeline/session.js";
 import type { Store } from "../../timeline/store.js";
 import type { Checkpoint } from "../../timeline/types.js";
-import {
-  buildTree,
-  fileKey,
-  hashPending,
-  readFileObject,
-  readTree,
-  scanTree,
-  scanTreeFrom,
-  walkOrder,
-  type FileInfo,
-  type PriorWalk,
-  type Tree,
-} from "./file-tree.js";
+import { buildTree, fileKey, readFileObject, readTree, type FileInfo, type Tree } from "../../objects/file-tree.js";
+import { hashPending, scanTree, scanTreeFrom, walkOrder, type PriorWalk } from "./walk.js";
 import { IgnoreRules } from "./ignore-rules.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
 import { applyRestore, planRestore } from "./restore.js";

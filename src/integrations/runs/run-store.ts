@@ -10,7 +10,7 @@
 import { createHash } from "node:crypto";
 import { CheckpointNotFoundError, ForgeError, InvalidArgumentError } from "../../core/errors.js";
 import { parseTime, type TimeInput } from "../../core/time.js";
-import { buildTree, fileObjects, readFileObject, readTree } from "../../domains/workspace/file-tree.js";
+import { buildTree, fileObjects, readFileObject, readTree } from "../../objects/file-tree.js";
 import type { Checkpoint } from "../../timeline/types.js";
 import type { Session } from "../../timeline/session.js";
 import { openStore, type OpenOptions, type Store } from "../../timeline/store.js";

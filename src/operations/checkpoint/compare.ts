@@ -5,7 +5,7 @@
 import { createRequire } from "node:module";
 import type * as Diff from "diff";
 import { sessionKind, type StateComparison } from "../../domains/kinds.js";
-import { readFileObject, readTree, type FileInfo } from "../../domains/workspace/file-tree.js";
+import { readFileObject, readTree, type FileInfo } from "../../objects/file-tree.js";
 import { compareTrees, emptyTree } from "../../domains/workspace/tree-compare.js";
 import type { Session } from "../../timeline/session.js";
 import type { Store } from "../../timeline/store.js";

@@ -2,7 +2,7 @@
 // its state as the session's kind shows it (a reasoning board, a transcript, JSON) and the
 // list of its files.
 import { sessionKind, viewOf, type StateView } from "../../domains/kinds.js";
-import { readTree, type FileInfo } from "../../domains/workspace/file-tree.js";
+import { readTree, type FileInfo } from "../../objects/file-tree.js";
 import { defineOperation } from "../operation.js";
 import { checkpointJson, refField, sessionField, type CheckpointJson } from "../shared.js";
 import type { MilestoneMark } from "./read.js";
