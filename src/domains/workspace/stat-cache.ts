@@ -5,7 +5,7 @@
 // Git's racy-timestamp rule: a file modified within a second of the moment the cache was
 // written may have changed again within the same timestamp tick, so its entry is not
 // trusted and the file is hashed again.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { Hash } from "../../objects/hash.js";
 
@@ -236,4 +236,38 @@ export class StatCache {
     this.#writtenAt = now;
     this.#dirty = false;
   }
+}
+
+/**
+ * The stat cache file of a workspace, and the copy this object last loaded or saved, used
+ * again while the file is as it left it (same inode, size and times): ~10k entries not
+ * decoded for every snapshot of a watcher. A copy gone stale (another process saved
+ * meanwhile) could only cost re-reading files: every entry is checked against the file's stat.
+ */
+export class StatCacheFile {
+  readonly #path: string;
+  #held: { cache: StatCache; stamp: string } | null = null;
+
+  constructor(path: string) {
+    this.#path = path;
+  }
+
+  get(): StatCache {
+    const stamp = fileStamp(this.#path);
+    if (this.#held !== null && this.#held.stamp === stamp) return this.#held.cache;
+    const cache = StatCache.load(this.#path);
+    this.#held = { cache, stamp };
+    return cache;
+  }
+
+  save(cache: StatCache): void {
+    cache.save();
+    if (this.#held?.cache === cache) this.#held = { cache, stamp: fileStamp(this.#path) };
+  }
+}
+
+/** What tells a file's versions apart: its inode, size and times ("" if it is missing). */
+function fileStamp(path: string): string {
+  const st = statSync(path, { throwIfNoEntry: false });
+  return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : "";
 }

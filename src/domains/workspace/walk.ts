@@ -351,3 +351,27 @@ export async function hashPending(
   await Promise.all(inFlight);
   return { newBytes, newObjects };
 }
+
+/**
+ * What `path` holds now: a file (hashed, or its hash taken from the stat cache when the file
+ * is as the cache has it) or a symlink; null when nothing is there; undefined for anything
+ * else (a folder, a socket).
+ */
+export async function fileNow(root: string, path: string, cache: StatCache): Promise<FileInfo | null | undefined> {
+  let st: Stats | undefined;
+  try {
+    st = lstatSync(`${root}/${path}`);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
+    return null;
+  }
+  if (st.isSymbolicLink()) return { type: "l", mode: st.mode & 0o777, size: st.size, hash: "", target: readlinkSync(`${root}/${path}`) };
+  if (!st.isFile()) return undefined;
+  const scan: Scan = {
+    tree: { files: new Map(), dirs: new Map([["", { mode: 0o755 }]]) },
+    pending: [{ path, st: { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, mode: st.mode }, mode: st.mode & 0o777 }],
+    unreadable: new Map(),
+  };
+  await hashPending(scan, root, cache, undefined);
+  return scan.tree.files.get(path);
+}

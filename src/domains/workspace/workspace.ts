@@ -5,7 +5,7 @@
 // checkpoint's files root is the tree, its state a small summary. So prune, gc, export and
 // the timeline apply to them as to anything else. The last snapshot is the known state;
 // the edit journal (.forge/edits.json) lists what the agent changed since.
-import { existsSync, lstatSync, readFileSync, readlinkSync, statSync, type Stats } from "node:fs";
+import { existsSync, lstatSync, readFileSync } from "node:fs";
 import { isAbsolute, join, normalize, resolve, sep } from "node:path";
 import { FORGE_DIR } from "../../core/config.js";
 import { ForgeError, InvalidArgumentError } from "../../core/errors.js";
@@ -16,81 +16,19 @@ import type { Session } from "../../timeline/session.js";
 import type { Store } from "../../timeline/store.js";
 import type { Checkpoint } from "../../timeline/types.js";
 import { buildTree, fileKey, readFileObject, readTree, type FileInfo, type Tree } from "../../objects/file-tree.js";
-import { hashPending, scanTree, scanTreeFrom, walkOrder, type PriorWalk } from "./walk.js";
+import { type PriorWalk, fileNow, hashPending, scanTree, scanTreeFrom, walkOrder } from "./walk.js";
 import { IgnoreRules } from "./ignore-rules.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
 import { applyRestore, planRestore } from "./restore.js";
 import { applyPaths, compareTrees, emptyTree, pathFilter, type FileChange } from "./tree-compare.js";
-import { StatCache } from "./stat-cache.js";
+import { StatCacheFile } from "./stat-cache.js";
 import { readTreeCache, writeTreeCache } from "./tree-cache.js";
 
 import { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
 export { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
 export { compareTrees, type FileChange } from "./tree-compare.js";
-
-/** The summary a snapshot checkpoint holds as its state. */
-export interface SnapshotState {
-  readonly kind: "forge.files";
-  readonly root: string;
-  readonly files: number;
-  readonly bytes: number;
-  /** Files over the size limit: listed, not stored; restore leaves them alone. */
-  readonly tooLarge: readonly string[];
-  /** Files that could not be read: the snapshot is incomplete for them. */
-  readonly unreadable: readonly { readonly path: string; readonly why: string }[];
-  /** Changes found that were not made through the agent (warn strategy). */
-  readonly unknown: readonly string[];
-  /** This snapshot records only changes made outside the agent (auto-integrate). */
-  readonly external: boolean;
-  /** A snapshot taken before a restore, so the restore can be undone. */
-  readonly safety: boolean;
-}
-
-export interface StatusReport {
-  /** The snapshot compared against; null before the first one. */
-  readonly base: Checkpoint | null;
-  readonly changes: readonly FileChange[];
-  /** Changed paths the agent did not record as its own edits. */
-  readonly unknown: readonly string[];
-  readonly tooLarge: readonly string[];
-  readonly unreadable: readonly { readonly path: string; readonly why: string }[];
-}
-
-export interface SnapshotResult {
-  readonly snapshot: Checkpoint;
-  /** With auto-integrate: the snapshot of the outside changes taken first. */
-  readonly external: Checkpoint | null;
-  readonly unknown: readonly string[];
-  readonly changes: readonly FileChange[];
-  /** Stored bytes this snapshot added: file contents, directories and its summary. */
-  readonly newBytes: number;
-  readonly incomplete: boolean;
-  /** "limited": only the folders holding the paths `changed` named were listed, the rest taken from the last walk. */
-  readonly walk: "full" | "limited";
-}
-
-export interface RestoreReport {
-  /** The snapshot taken first, which undoes this restore; null on a dry run. */
-  readonly safety: Checkpoint | null;
-  /** The snapshot recording the restored tree; null on a dry run. */
-  readonly restored: Checkpoint | null;
-  readonly written: readonly string[];
-  readonly deleted: readonly string[];
-  /** Paths left alone, and why (too large, unreadable). */
-  readonly skipped: readonly { readonly path: string; readonly why: string }[];
-  readonly dryRun: boolean;
-}
-
-export interface WorkspaceOptions {
-  readonly root: string;
-  /** The session holding the snapshots (default "workspace"). */
-  readonly session?: string;
-  readonly maxFileBytes?: number;
-  /** Extra ignore patterns (gitignore syntax). */
-  readonly ignore?: readonly string[];
-  /** Retention applied after a snapshot once there are more than `keepLast` (default 100 snapshots, 30 days). */
-  readonly retention?: { readonly keepLast: number; readonly keepDays: number } | false;
-}
+export type { SnapshotState, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
+import type { SnapshotState, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
 
 /** A walk of the files: the tree, what could not be read, and the bytes it stored. */
 interface Scanned {
@@ -118,8 +56,8 @@ export class Workspace {
   #lastWalkNo = 0;
   /** The tree this object last committed (the tree cache holds it too): the base while HEAD is still that root. */
   #lastCommit: { root: Hash; tree: Tree } | null = null;
-  #statCache: { cache: StatCache; stamp: string } | null = null;
   readonly #journal: EditJournal;
+  readonly #stats: StatCacheFile;
 
   private constructor(store: Store, session: Session, root: string, options: WorkspaceOptions) {
     this.#store = store;
@@ -129,6 +67,7 @@ export class Workspace {
     this.#extraIgnores = options.ignore ?? [];
     this.#retention = options.retention === undefined ? { keepLast: 100, keepDays: 30 } : options.retention;
     this.#journal = new EditJournal(join(root, FORGE_DIR));
+    this.#stats = new StatCacheFile(join(root, FORGE_DIR, "stat-cache.bin"));
   }
 
   static async open(store: Store, options: WorkspaceOptions): Promise<Workspace> {
@@ -145,26 +84,6 @@ export class Workspace {
 
   get #forgeDir(): string {
     return join(this.root, FORGE_DIR);
-  }
-
-  /**
-   * The stat cache. The copy this object last loaded or saved is used again while the file
-   * is as it left it (same inode, size and times): ~10k entries not decoded for every
-   * snapshot of a watcher. A copy gone stale (another process saved meanwhile) could only
-   * cost re-reading files: every entry is checked against the file's stat.
-   */
-  #cache(): StatCache {
-    const path = join(this.#forgeDir, "stat-cache.bin");
-    const stamp = fileStamp(path);
-    if (this.#statCache !== null && this.#statCache.stamp === stamp) return this.#statCache.cache;
-    const cache = StatCache.load(path);
-    this.#statCache = { cache, stamp };
-    return cache;
-  }
-
-  #saveCache(cache: StatCache): void {
-    cache.save();
-    if (this.#statCache?.cache === cache) this.#statCache = { cache, stamp: fileStamp(join(this.#forgeDir, "stat-cache.bin")) };
   }
 
   get #treeCachePath(): string {
@@ -186,7 +105,7 @@ export class Workspace {
    */
   async #scan(store: boolean, onProgress?: ProgressListener, changed?: Iterable<string>): Promise<Scanned> {
     const walkNo = ++this.#walks;
-    const cache = this.#cache();
+    const cache = this.#stats.get();
     const options = () => ({ root: this.root, ignore: new IgnoreRules(this.root, this.#extraIgnores), cache, maxFileBytes: this.#maxFileBytes });
     const prior = changed === undefined ? null : this.#lastWalk;
     const hinted = prior === null || changed === undefined ? undefined : scanTreeFrom(options(), prior, changed);
@@ -200,7 +119,7 @@ export class Workspace {
     );
     // A limited walk saw only part of the tree: entries of files deleted elsewhere wait for the next full one.
     if (!hinted) cache.retain(scan.tree.files);
-    this.#saveCache(cache);
+    this.#stats.save(cache);
     if (walkNo > this.#lastWalkNo) {
       this.#lastWalk = { tree: scan.tree, unreadable: scan.unreadable };
       this.#lastWalkNo = walkNo;
@@ -233,7 +152,7 @@ export class Workspace {
     const stored = await objects.hasMany([...ask.keys()]);
     const missing = [...ask].filter(([h]) => !stored.has(h)).flatMap(([, paths]) => paths);
     if (missing.length === 0) return 0;
-    const cache = this.#cache();
+    const cache = this.#stats.get();
     const scan = {
       tree,
       pending: missing.map((path) => ({ path, st: { size: -1, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0 }, mode: (tree.files.get(path) as FileInfo).mode })),
@@ -540,35 +459,13 @@ export class Workspace {
   /** The agent finished changing these paths: their content now is its own. */
   async endEdit(paths: readonly string[]): Promise<void> {
     const keys = new Map<string, string>();
-    const cache = this.#cache();
+    const cache = this.#stats.get();
     for (const p of paths) {
       const rel = this.#relative(p);
-      const scan = {
-        tree: emptyTree(),
-        pending: [] as { path: string; st: { size: number; mtimeMs: number; ctimeMs: number; ino: number; mode: number }; mode: number }[],
-        unreadable: new Map<string, string>(),
-      };
-      let st: Stats | undefined;
-      try {
-        st = lstatSync(join(this.root, rel));
-      } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
-      }
-      if (!st) {
-        keys.set(rel, DELETED);
-        continue;
-      }
-      if (st.isSymbolicLink()) {
-        keys.set(rel, fileKey({ type: "l", mode: st.mode & 0o777, size: st.size, hash: "", target: readlinkSync(join(this.root, rel)) }));
-        continue;
-      }
-      if (!st.isFile()) continue;
-      scan.pending.push({ path: rel, st: { size: st.size, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, ino: st.ino, mode: st.mode }, mode: st.mode & 0o777 });
-      await hashPending(scan, this.root, cache, undefined);
-      const f = scan.tree.files.get(rel);
-      if (f) keys.set(rel, fileKey(f));
+      const now = await fileNow(this.root, rel, cache);
+      if (now !== undefined) keys.set(rel, now === null ? DELETED : fileKey(now));
     }
-    this.#saveCache(cache);
+    this.#stats.save(cache);
     await this.#journal.update(keys);
   }
 
@@ -585,12 +482,6 @@ export class Workspace {
       .split(sep)
       .join("/");
   }
-}
-
-/** What tells a file's versions apart: its inode, size and times ("" if it is missing). */
-function fileStamp(path: string): string {
-  const st = statSync(path, { throwIfNoEntry: false });
-  return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : "";
 }
 
 /** Files over the size limit, in walk order. */

@@ -1,0 +1,67 @@
+// What the workspace's snapshots, status and restores report, and how a workspace is set up.
+import type { Checkpoint } from "../../timeline/types.js";
+import type { FileChange } from "./tree-compare.js";
+
+/** The summary a snapshot checkpoint holds as its state. */
+export interface SnapshotState {
+  readonly kind: "forge.files";
+  readonly root: string;
+  readonly files: number;
+  readonly bytes: number;
+  /** Files over the size limit: listed, not stored; restore leaves them alone. */
+  readonly tooLarge: readonly string[];
+  /** Files that could not be read: the snapshot is incomplete for them. */
+  readonly unreadable: readonly { readonly path: string; readonly why: string }[];
+  /** Changes found that were not made through the agent (warn strategy). */
+  readonly unknown: readonly string[];
+  /** This snapshot records only changes made outside the agent (auto-integrate). */
+  readonly external: boolean;
+  /** A snapshot taken before a restore, so the restore can be undone. */
+  readonly safety: boolean;
+}
+
+export interface StatusReport {
+  /** The snapshot compared against; null before the first one. */
+  readonly base: Checkpoint | null;
+  readonly changes: readonly FileChange[];
+  /** Changed paths the agent did not record as its own edits. */
+  readonly unknown: readonly string[];
+  readonly tooLarge: readonly string[];
+  readonly unreadable: readonly { readonly path: string; readonly why: string }[];
+}
+
+export interface SnapshotResult {
+  readonly snapshot: Checkpoint;
+  /** With auto-integrate: the snapshot of the outside changes taken first. */
+  readonly external: Checkpoint | null;
+  readonly unknown: readonly string[];
+  readonly changes: readonly FileChange[];
+  /** Stored bytes this snapshot added: file contents, directories and its summary. */
+  readonly newBytes: number;
+  readonly incomplete: boolean;
+  /** "limited": only the folders holding the paths `changed` named were listed, the rest taken from the last walk. */
+  readonly walk: "full" | "limited";
+}
+
+export interface RestoreReport {
+  /** The snapshot taken first, which undoes this restore; null on a dry run. */
+  readonly safety: Checkpoint | null;
+  /** The snapshot recording the restored tree; null on a dry run. */
+  readonly restored: Checkpoint | null;
+  readonly written: readonly string[];
+  readonly deleted: readonly string[];
+  /** Paths left alone, and why (too large, unreadable). */
+  readonly skipped: readonly { readonly path: string; readonly why: string }[];
+  readonly dryRun: boolean;
+}
+
+export interface WorkspaceOptions {
+  readonly root: string;
+  /** The session holding the snapshots (default "workspace"). */
+  readonly session?: string;
+  readonly maxFileBytes?: number;
+  /** Extra ignore patterns (gitignore syntax). */
+  readonly ignore?: readonly string[];
+  /** Retention applied after a snapshot once there are more than `keepLast` (default 100 snapshots, 30 days). */
+  readonly retention?: { readonly keepLast: number; readonly keepDays: number } | false;
+}
