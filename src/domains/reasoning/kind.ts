@@ -2,8 +2,7 @@
 // a generic session may hold reasoning states (`forge checkpoint create` of a board).
 import type { SessionKind } from "../kinds.js";
 import { compareStates } from "./compare.js";
-import { isReasoningState } from "./model.js";
-import { toReasoningState } from "./reasoning-session.js";
+import { isReasoningState, toReasoningState } from "./model.js";
 
 export const reasoningKind: SessionKind = {
   view: (state, sessionName) => (isReasoningState(state) ? { kind: "reasoning", state: toReasoningState(state, sessionName) } : null),

@@ -6,6 +6,7 @@
 // The types are written out by hand and checked by a small hand-written validator rather
 // than a schema library: loading one is on the path of every command, and a zod schema
 // cost ~90 ms of start-up and milliseconds per thousand items on every load.
+import { ForgeError } from "../../core/errors.js";
 
 export const HYPOTHESIS_STATUSES = ["proposed", "testing", "confirmed", "rejected", "abandoned"] as const;
 export type HypothesisStatus = (typeof HYPOTHESIS_STATUSES)[number];
@@ -206,4 +207,37 @@ export function checkReasoningState(v: unknown): string | null {
   if (typeof m !== "object" || m === null || typeof m["startedAt"] !== "string") return "its metrics are missing";
   if (typeof s["counters"] !== "object" || s["counters"] === null) return "its id counters are missing";
   return null;
+}
+
+/** Every top-level key of a reasoning state, in its order. */
+export const STATE_KEYS: readonly (keyof ReasoningState)[] = [
+  "kind",
+  "version",
+  "task",
+  "hypotheses",
+  "evidence",
+  "beliefs",
+  "gaps",
+  "verifications",
+  "notes",
+  "commands",
+  "code",
+  "metrics",
+  "counters",
+];
+
+/** A stored state as a reasoning state; a clear error when the session holds something else. */
+export function toReasoningState(v: unknown, session: string): ReasoningState {
+  if (!isReasoningState(v)) {
+    throw new ForgeError("INVALID_STATE", `session "${session}" holds a state that is not a reasoning session`, {
+      hint: "use another --session for reasoning work",
+    });
+  }
+  const problem = checkReasoningState(v);
+  if (problem !== null) {
+    throw new ForgeError("INVALID_STATE", `the reasoning state of session "${session}" is malformed: ${problem}`, {
+      hint: "restore an earlier checkpoint",
+    });
+  }
+  return v as ReasoningState;
 }

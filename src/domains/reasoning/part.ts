@@ -1,6 +1,7 @@
 // What the parts of a reasoning session share: capture/restore of their slice of the
 // state, the clock, id allocation, and a way to report events that trigger checkpoints.
 import type { Clock } from "../../core/clock.js";
+import type { CheckpointOptions } from "../../timeline/types.js";
 import type { ReasoningState } from "./model.js";
 
 /**
@@ -66,4 +67,16 @@ export class Counters implements Snapshotable<ReasoningState["counters"]> {
   restore(snapshot: ReasoningState["counters"]): void {
     this.#counters = { ...snapshot };
   }
+}
+
+/** The options of an automatic checkpoint for the events that fired. */
+export function autoCheckpointOptions(events: readonly TriggerEvent[]): CheckpointOptions {
+  const fired = [...new Set(events.map((e) => e.trigger))].sort((a, b) => TRIGGERS.indexOf(a) - TRIGGERS.indexOf(b));
+  const significant = events.some((e) => e.significant);
+  return {
+    message: `auto: ${events.map((e) => e.what).join("; ")}`,
+    trigger: fired[0] as string,
+    tags: ["auto", ...fired, ...(significant ? ["significant"] : [])],
+    metadata: { events: events.map((e) => ({ trigger: e.trigger, what: e.what })) },
+  };
 }

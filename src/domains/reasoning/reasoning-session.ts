@@ -17,17 +17,8 @@ import { compareStates, type ReasoningComparison } from "./compare.js";
 import { GapTracker } from "./gaps.js";
 import { HypothesisBoard } from "./hypotheses.js";
 import { CommandHistory, NoteBook, VerificationLog } from "./journal.js";
-import {
-  checkReasoningState,
-  emptyState,
-  isReasoningState,
-  REASONING_KIND,
-  type CodeState,
-  type CommandRun,
-  type ReasoningState,
-  type Verification,
-} from "./model.js";
-import { Counters, TRIGGERS, type PartContext, type TriggerEvent } from "./part.js";
+import { emptyState, REASONING_KIND, STATE_KEYS, toReasoningState, type CodeState, type CommandRun, type ReasoningState, type Verification } from "./model.js";
+import { autoCheckpointOptions, Counters, type PartContext, type TriggerEvent } from "./part.js";
 import { renderBrief, type BriefInput } from "./brief.js";
 import { recoveryPoint, type RecoveryPoint } from "./recovery.js";
 import { REASONING_RETENTION } from "./retention.js";
@@ -485,51 +476,6 @@ export class ReasoningSession {
   }
 }
 
-/** Every top-level key of a reasoning state, in its order. */
-const STATE_KEYS: readonly (keyof ReasoningState)[] = [
-  "kind",
-  "version",
-  "task",
-  "hypotheses",
-  "evidence",
-  "beliefs",
-  "gaps",
-  "verifications",
-  "notes",
-  "commands",
-  "code",
-  "metrics",
-  "counters",
-];
-
 function withHint(hint: UnchangedHint | undefined): { unchanged?: UnchangedHint } {
   return hint === undefined ? {} : { unchanged: hint };
-}
-
-/** The options of an automatic checkpoint for the events that fired. */
-function autoCheckpointOptions(events: readonly TriggerEvent[]): CheckpointOptions {
-  const fired = [...new Set(events.map((e) => e.trigger))].sort((a, b) => TRIGGERS.indexOf(a) - TRIGGERS.indexOf(b));
-  const significant = events.some((e) => e.significant);
-  return {
-    message: `auto: ${events.map((e) => e.what).join("; ")}`,
-    trigger: fired[0] as string,
-    tags: ["auto", ...fired, ...(significant ? ["significant"] : [])],
-    metadata: { events: events.map((e) => ({ trigger: e.trigger, what: e.what })) },
-  };
-}
-
-/** A stored state as a reasoning state; a clear error when the session holds something else. */
-export function toReasoningState(v: unknown, session: string): ReasoningState {
-  if (!isReasoningState(v)) {
-    throw new ForgeError("INVALID_STATE", `session "${session}" holds a state that is not a reasoning session`, {
-      hint: "use another --session for reasoning work",
-    });
-  }
-  const problem = checkReasoningState(v);
-  if (problem !== null) {
-    throw new ForgeError("INVALID_STATE", `the reasoning state of session "${session}" is malformed: ${problem}`, {
-      hint: "restore an earlier checkpoint",
-    });
-  }
-  return v as ReasoningState;
 }
