@@ -25,6 +25,13 @@ module.exports = {
       to: { path: "^src/(domains|integrations|backends)/", dependencyTypesNot: ["type-only"] },
     },
     {
+      name: "store-internals-stay-in-timeline",
+      comment: "the backend under a Store is the timeline's (and tests'): everything else goes through the Store and Session, which own the write protocol",
+      severity: "error",
+      from: { path: "^src/", pathNot: "^src/timeline/" },
+      to: { path: "^src/timeline/store-internals[.]ts$" },
+    },
+    {
       name: "no-runtime-cycles",
       comment: "modules that import each other at run time (type-only imports aside) cannot be loaded or understood one at a time",
       severity: "error",

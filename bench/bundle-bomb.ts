@@ -25,6 +25,7 @@ import { dirNodeText, fileChunksText } from "../src/objects/node.js";
 import { bomb, decode, rawOf, withBigFile, type Bomb } from "../test/security/bundle-support.js";
 import { publish, runMain } from "./lib/report.js";
 import { formatBytes, formatMs, msSince } from "./lib/stats.js";
+import { backendOf } from "../src/timeline/store-internals.js";
 
 const QUICK = process.argv.includes("--quick");
 const BOMBS_MIB = QUICK ? [64, 640] : [64, 640, 1232];
@@ -113,7 +114,7 @@ async function storeHolding(dir: string, b: Bomb): Promise<void> {
   freshStore(dir);
   const store = await openStore(`sqlite:${join(dir, ".forge", "forge.db")}`);
   try {
-    await store.backend.putObjects([{ hash: b.hash, data: b.stored }]);
+    await backendOf(store).putObjects([{ hash: b.hash, data: b.stored }]);
     const big = Buffer.from(fileChunksText([[b.hash, b.rawBytes - 1]]));
     const root = Buffer.from(dirNodeText([[sha256(big), "big.log", "f", 0o644, b.rawBytes - 1]]));
     await store.objects.putRaw(

@@ -14,7 +14,7 @@ export type { ExportResult, ImportOptions, ImportReport } from "./timeline/bundl
 export * from "./core/errors.js";
 export { InvalidTimeError, parseDuration, parseTime, type TimeInput } from "./core/time.js";
 export { ManualClock, systemClock, type Clock } from "./core/clock.js";
-export type { Backend, BackendCapabilities } from "./backends/backend.js";
+export type { Backend } from "./backends/backend.js";
 export { formatPath, type ValueChange, type ChangeKind } from "./objects/tree-diff.js";
 export type { PathKey } from "./objects/node.js";
 export { DEFAULT_TREE_PARAMS, type TreeParams } from "./objects/value-encoder.js";

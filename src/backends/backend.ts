@@ -156,17 +156,9 @@ export interface MetaWriter extends MetaReader {
   deleteObjects(hashes: readonly string[], createdBefore: number): Promise<DeletedObjects>;
 }
 
-export interface BackendCapabilities {
-  /** Data outlives the process. */
-  readonly persistent: boolean;
-  /** Several processes may open the same store at once. */
-  readonly multiProcess: boolean;
-}
-
 export interface Backend {
   /** The store URL this backend was opened from, for messages. */
   readonly url: string;
-  readonly capabilities: BackendCapabilities;
 
   /** Writes objects that are not stored yet (idempotent); returns the stored bytes newly written. */
   putObjects(objects: readonly StoredObject[]): Promise<number>;

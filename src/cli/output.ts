@@ -54,6 +54,3 @@ export function checkpointLine(cp: Checkpoint | CheckpointJson, opts: { head?: b
   if (cp.trigger !== "manual") parts.push(c.dim(`(${cp.trigger})`));
   return parts.join("  ");
 }
-
-/** The JSON form of a checkpoint for --json: plain data, ISO times. */
-export { checkpointJson } from "../timeline/types.js";

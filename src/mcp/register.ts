@@ -8,7 +8,7 @@ import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/
 import { z } from "zod";
 import type { OperationContext } from "../operations/context.js";
 import type { AnyOperation, Effect } from "../operations/operation.js";
-import { errorText } from "./context.js";
+import { errorText } from "./errors.js";
 
 const ANNOTATIONS: Record<Effect, ToolAnnotations> = {
   read: { readOnlyHint: true, openWorldHint: false },
@@ -19,7 +19,12 @@ const ANNOTATIONS: Record<Effect, ToolAnnotations> = {
 export function registerOperation(server: McpServer, ctx: OperationContext, op: AnyOperation): void {
   server.registerTool(
     op.name,
-    { title: op.title, description: op.description, inputSchema: z.object(op.input(z)).strict(), annotations: { title: op.title, ...ANNOTATIONS[op.effect] } },
+    {
+      title: op.title,
+      description: op.description,
+      inputSchema: z.object(op.input(z)).strict(),
+      annotations: { title: op.title, ...ANNOTATIONS[op.effect], ...(op.openWorld && { openWorldHint: true }) },
+    },
     // The SDK validated the arguments against the schema before this runs.
     (async (args: never): Promise<CallToolResult> => {
       try {

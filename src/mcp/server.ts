@@ -9,7 +9,7 @@ import { OperationContext, type ContextOptions } from "../operations/context.js"
 import { timelineOperation } from "../operations/checkpoint/read.js";
 import { briefOperation } from "../operations/reasoning/resume.js";
 import { MCP_OPERATIONS } from "./operations.js";
-import { errorText } from "./context.js";
+import { errorText } from "./errors.js";
 import { registerOperation } from "./register.js";
 
 const INSTRUCTIONS = `Forge keeps checkpoints of your working state so nothing is lost to a context compaction, a bad experiment or a crash.

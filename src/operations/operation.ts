@@ -30,6 +30,8 @@ export interface Operation<S extends Shape, R> {
   /** What it does and what it changes, for agents reading tool lists and people reading help. */
   readonly description: string;
   readonly effect: Effect;
+  /** It reaches beyond the store and the workspace: runs a program of the caller's (MCP's openWorldHint). */
+  readonly openWorld?: boolean;
   /** The input's fields, built with the zod namespace given. */
   input(z: Z): S;
   run(ctx: OperationContext, input: InputOf<S>): Promise<R>;

@@ -14,6 +14,7 @@ import { collectGarbage, type GcOptions, type GcReport } from "./gc.js";
 import { resolveRef } from "./refs.js";
 import { Session } from "./session.js";
 import type { StoreContext } from "./store-context.js";
+import { registerBackend } from "./store-internals.js";
 import { MAIN_BRANCH, toSessionInfo, type SessionInfo } from "./types.js";
 
 export interface OpenOptions {
@@ -37,6 +38,7 @@ export class Store {
 
   private constructor(backend: Backend, clock: Clock, params: TreeParams | undefined) {
     this.url = backend.url;
+    registerBackend(this, backend);
     const objects = new ObjectStore(backend, params);
     this.#ctx = {
       backend,
@@ -63,10 +65,6 @@ export class Store {
   /** Wraps an already open backend (tests, embedding). */
   static fromBackend(backend: Backend, options: Omit<OpenOptions, "cwd"> = {}): Store {
     return new Store(backend, options.clock ?? systemClock, options.treeParams);
-  }
-
-  get backend(): Backend {
-    return this.#ctx.backend;
   }
 
   /** The object layer, for domains that store trees of their own (workspace files). */

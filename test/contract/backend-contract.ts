@@ -5,6 +5,7 @@ import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { DEFAULT_RETENTION, ForgeError, ManualClock, openStore, Store, type Backend, type Checkpoint, type Session } from "../../src/index.js";
 import { rejectsWith } from "../support/errors.js";
+import { backendOf } from "../../src/timeline/store-internals.js";
 
 export interface StoreUnderTest {
   readonly store: Store;
@@ -57,8 +58,8 @@ async function snapshot(store: Store): Promise<unknown> {
   return {
     sessions: sessions.map((s) => [s.id, s.name, s.checkpoints]),
     checkpoints,
-    total: await store.backend.meta.countCheckpoints(),
-    objects: await objectHashes(store.backend),
+    total: await backendOf(store).meta.countCheckpoints(),
+    objects: await objectHashes(backendOf(store)),
   };
 }
 
@@ -74,12 +75,12 @@ export function runBackendContract(name: string, makeStore: MakeStore): void {
     /** The same backend seen through a store whose clock only moves when told. */
     function withClock(store: Store, startMs = T0): { clock: ManualClock; store: Store } {
       const clock = new ManualClock(startMs);
-      return { clock, store: Store.fromBackend(store.backend, { clock }) };
+      return { clock, store: Store.fromBackend(backendOf(store), { clock }) };
     }
 
     /** A second store over the same backend: its object cache is empty, so every read goes to storage. */
     function uncached(store: Store): Store {
-      return Store.fromBackend(store.backend);
+      return Store.fromBackend(backendOf(store));
     }
 
     /** `count` checkpoints on main of states {step: 1..count}. */
@@ -199,8 +200,8 @@ export function runBackendContract(name: string, makeStore: MakeStore): void {
         await other.checkpoint({ stays: true });
         await store.deleteSession("doomed");
         expect((await store.listSessions()).map((s) => s.name)).toEqual(["other"]);
-        expect(await store.backend.meta.countCheckpoints(doomed.id)).toBe(0);
-        expect(await store.backend.meta.countCheckpoints()).toBe(1);
+        expect(await backendOf(store).meta.countCheckpoints(doomed.id)).toBe(0);
+        expect(await backendOf(store).meta.countCheckpoints()).toBe(1);
         for (const cp of cps) await rejectsWith(other.get(cp.id), "CHECKPOINT_NOT_FOUND");
         await rejectsWith(store.getSession("doomed"), "SESSION_NOT_FOUND");
       });
@@ -831,11 +832,11 @@ export function runBackendContract(name: string, makeStore: MakeStore): void {
       it("gc after a prune deletes the objects only pruned checkpoints used", async () => {
         const store = await open();
         await prunedSession(store);
-        const before = (await objectHashes(store.backend)).length;
+        const before = (await objectHashes(backendOf(store))).length;
         const report = await store.gc({ graceMs: 0 });
         expect(report.deleted).toBeGreaterThan(0);
         expect(report.bytesFreed).toBeGreaterThan(0);
-        expect((await objectHashes(store.backend)).length).toBe(before - report.deleted);
+        expect((await objectHashes(backendOf(store))).length).toBe(before - report.deleted);
         expect((await store.gc({ graceMs: 0 })).deleted).toBe(0);
       });
 
@@ -879,7 +880,7 @@ export function runBackendContract(name: string, makeStore: MakeStore): void {
         const cps: Checkpoint[] = [];
         for (let i = 1; i <= 3; i++) cps.push(await session.checkpoint(distinctState(i)));
         const victim = cps[1] as Checkpoint;
-        await flipStoredByte(store.backend, victim.stateRoot);
+        await flipStoredByte(backendOf(store), victim.stateRoot);
         const report = await store.fsck();
         expect(report.ok).toBe(false);
         expect(report.corrupt.map((c) => [c.hash, c.checkpoints])).toEqual([[victim.stateRoot, [victim.id]]]);
@@ -891,7 +892,7 @@ export function runBackendContract(name: string, makeStore: MakeStore): void {
         const cps: Checkpoint[] = [];
         for (let i = 1; i <= 3; i++) cps.push(await session.checkpoint(distinctState(i)));
         const victim = cps[1] as Checkpoint;
-        await flipStoredByte(store.backend, victim.stateRoot);
+        await flipStoredByte(backendOf(store), victim.stateRoot);
         const reader = await uncached(store).getSession("s");
         const error = await rejectsWith(reader.restore(victim.id), "CORRUPT_OBJECT");
         expect(error.data["hash"]).toBe(victim.stateRoot);
@@ -903,7 +904,7 @@ export function runBackendContract(name: string, makeStore: MakeStore): void {
         const session = await store.session("s");
         const cps: Checkpoint[] = [];
         for (let i = 1; i <= 3; i++) cps.push(await session.checkpoint(distinctState(i)));
-        await flipStoredByte(store.backend, (cps[1] as Checkpoint).stateRoot);
+        await flipStoredByte(backendOf(store), (cps[1] as Checkpoint).stateRoot);
         const reader = await uncached(store).getSession("s");
         for (const i of [1, 3]) expect(isDeepStrictEqual((await reader.restore(`#${i}`)).state, distinctState(i))).toBe(true);
       });
@@ -911,11 +912,11 @@ export function runBackendContract(name: string, makeStore: MakeStore): void {
       it("bytes getObjects returns are the caller's: changing them does not change the stored object", async () => {
         const store = await open();
         const cp = await (await store.session("s")).checkpoint(distinctState(1));
-        const first = (await store.backend.getObjects([cp.stateRoot])).get(cp.stateRoot);
+        const first = (await backendOf(store).getObjects([cp.stateRoot])).get(cp.stateRoot);
         if (!first) throw new Error("the state's root object is not stored");
         const original = Uint8Array.from(first);
         first[0] = (first[0] ?? 0) ^ 0xff;
-        const again = (await store.backend.getObjects([cp.stateRoot])).get(cp.stateRoot);
+        const again = (await backendOf(store).getObjects([cp.stateRoot])).get(cp.stateRoot);
         expect(again && Buffer.from(again).equals(original)).toBe(true);
         expect((await store.fsck()).ok).toBe(true);
       });
@@ -1087,7 +1088,7 @@ export function runBackendContract(name: string, makeStore: MakeStore): void {
         const store = await open();
         const session = await store.session("s");
         await rejectsWith(session.checkpoint({ big: "b".repeat(5_000), list: [1, 2, 3], bad: Number.NaN }), "INVALID_STATE");
-        expect(await objectHashes(store.backend)).toEqual([]);
+        expect(await objectHashes(backendOf(store))).toEqual([]);
         expect(await session.list()).toEqual([]);
         expect((await session.checkpoint({ ok: true })).seq).toBe(1);
       });

@@ -5,6 +5,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { CheckpointNotFoundError, ManualClock, RunStore, Store } from "../../src/index.js";
 import { rejectsWith } from "../support/errors.js";
 import type { MakeStore } from "./backend-contract.js";
+import { backendOf } from "../../src/timeline/store-internals.js";
 
 const bytes = (s: string) => new TextEncoder().encode(s);
 const text = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -97,11 +98,11 @@ export function runRunStoreContract(name: string, makeStore: MakeStore): void {
       const store = await open();
       const payload = bytes(JSON.stringify({ rows: Array.from({ length: 2000 }, (_, i) => ({ i, name: `row ${i}` })) }));
       await store.save("a", "n", payload);
-      const before = await store.store.backend.countObjects();
+      const before = await backendOf(store.store).countObjects();
       await store.save("b", "n", payload);
       await store.save("a", "n", payload);
       // Only the small per-checkpoint state objects are new, never the payload's.
-      const after = await store.store.backend.countObjects();
+      const after = await backendOf(store.store).countObjects();
       expect(after - before).toBeLessThanOrEqual(2);
     });
 
@@ -121,7 +122,7 @@ export function runRunStoreContract(name: string, makeStore: MakeStore): void {
       const { store: s, cleanup } = await makeStore();
       onTestFinished(() => cleanup());
       const clock = new ManualClock(Date.UTC(2025, 0, 20, 12));
-      const store = new RunStore(Store.fromBackend(s.backend, { clock }));
+      const store = new RunStore(Store.fromBackend(backendOf(s), { clock }));
       await store.save("old", "a", bytes("1"));
       await store.save("old", "a", bytes("2"));
       clock.advance(3 * 24 * 3_600_000);

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { ConversationSession, type ConversationDocument, type Message, type Store } from "../../src/index.js";
 import { rejectsWith } from "../support/errors.js";
 import { conversationBench, MINUTE, transcript } from "./support.js";
+import { backendOf } from "../../src/timeline/store-internals.js";
 
 const user = (content: string): Message => ({ role: "user", content });
 
@@ -31,7 +32,7 @@ async function branchedConversation() {
 
 /** What a store holds: its sessions and how many objects. */
 async function snapshot(store: Store): Promise<unknown> {
-  return { sessions: (await store.listSessions()).map((s) => [s.name, s.kind, s.checkpoints]), objects: await store.backend.countObjects() };
+  return { sessions: (await store.listSessions()).map((s) => [s.name, s.kind, s.checkpoints]), objects: await backendOf(store).countObjects() };
 }
 
 describe("export", () => {

@@ -7,6 +7,7 @@ import { describe, expect, it, onTestFinished } from "vitest";
 import { ManualClock, openStore, Store, type Backend } from "../../src/index.js";
 import type { ImportedHistory } from "../../src/timeline/history-import.js";
 import { rejectsWith } from "../support/errors.js";
+import { backendOf } from "../../src/timeline/store-internals.js";
 
 const T0 = Date.UTC(2025, 0, 20, 9, 0, 0);
 
@@ -127,7 +128,7 @@ describe("Store.importHistory", () => {
   });
 
   it("a gc that runs while the states are written makes it start again, then commit", async () => {
-    const base = (await memoryStore()).backend;
+    const base = backendOf(await memoryStore());
     const store = Store.fromBackend(gcAfterEpochReads(base, 1));
     const session = await store.importHistory(history());
     expect((await session.list()).map((c) => c.seq)).toEqual([1, 2, 5]);
@@ -135,7 +136,7 @@ describe("Store.importHistory", () => {
   });
 
   it("a gc that keeps running is CONFLICT, and no session is written", async () => {
-    const base = (await memoryStore()).backend;
+    const base = backendOf(await memoryStore());
     const store = Store.fromBackend(gcAfterEpochReads(base, Infinity));
     await rejectsWith(store.importHistory(history()), "CONFLICT", /garbage collection kept running/);
     expect(await store.listSessions()).toEqual([]);

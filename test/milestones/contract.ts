@@ -14,6 +14,7 @@ import { Workspace } from "../../src/domains/workspace/workspace.js";
 import type { MakeStore } from "../contract/backend-contract.js";
 import { rejectsWith } from "../support/errors.js";
 import { makeTempDir } from "../support/temp.js";
+import { backendOf } from "../../src/timeline/store-internals.js";
 
 const seqsOf = (cps: readonly Checkpoint[]): number[] => cps.map((c) => c.seq);
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
@@ -24,7 +25,7 @@ const T0 = Date.UTC(2025, 0, 20, 12, 0, 0);
 /** The same backend seen through a store whose clock the test moves. */
 function withClock(store: Store): { clock: ManualClock; store: Store } {
   const clock = new ManualClock(T0);
-  return { clock, store: Store.fromBackend(store.backend, { clock }) };
+  return { clock, store: Store.fromBackend(backendOf(store), { clock }) };
 }
 
 /** A state with a part unique to `n` (its own objects) and a part every such state shares. */
@@ -34,7 +35,7 @@ function distinctState(n: number): { n: number; text: string; common: string } {
 
 async function objectHashes(store: Store): Promise<Set<string>> {
   const out = new Set<string>();
-  for await (const o of store.backend.listObjects()) out.add(o.hash);
+  for await (const o of backendOf(store).listObjects()) out.add(o.hash);
   return out;
 }
 
@@ -239,7 +240,7 @@ export function runMilestoneContract(name: string, makeStore: MakeStore): void {
         const store = await open();
         const session = await store.session("s");
         const [a] = await linear(session, 2);
-        await store.backend.transaction((tx) =>
+        await backendOf(store).transaction((tx) =>
           tx.setMilestone({ sessionId: session.id, name: "broken", fromId: a?.id ?? "", toId: "0000000000000000000000GONE", description: "", createdAt: 0 }),
         );
         const report = await store.fsck();

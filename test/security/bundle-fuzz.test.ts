@@ -17,6 +17,7 @@ import { ForgeError, openStore, Workspace, type Store } from "../../src/index.js
 import { readFileObject, readTree } from "../../src/objects/file-tree.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
 import { decode, encode, fixChecksum, MAGIC, record, records, type LooseManifest } from "./bundle-support.js";
+import { backendOf } from "../../src/timeline/store-internals.js";
 
 const RUNS = Number(process.env["FORGE_FUZZ_RUNS"] ?? 800);
 const SEED = Number(process.env["FORGE_FUZZ_SEED"] ?? 20_251_125);
@@ -261,7 +262,7 @@ interface Snapshot {
 async function snapshot(store: Store): Promise<Snapshot> {
   const sessions = await store.listSessions();
   const detail = await Promise.all(sessions.map(async (s) => [s.name, (await (await store.getSession(s.name)).list()).map((c) => c.id)]));
-  return { sessions: JSON.stringify(detail), objects: await store.backend.countObjects() };
+  return { sessions: JSON.stringify(detail), objects: await backendOf(store).countObjects() };
 }
 
 /** Reads back every state and every file of every checkpoint, and walks every history to its start; any error is a finding. */

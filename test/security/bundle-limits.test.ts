@@ -13,6 +13,7 @@ import { bufferSource } from "../../src/timeline/bundle-source.js";
 import { scanBundle, storedObjects } from "../../src/timeline/bundle-records.js";
 import { rejectsWith } from "../support/errors.js";
 import { bomb, decode, encode, stored } from "./bundle-support.js";
+import { backendOf } from "../../src/timeline/store-internals.js";
 
 async function memory(): Promise<Store> {
   const store = await openStore("memory:");
@@ -45,7 +46,7 @@ describe("writers stay within the limits", () => {
     );
     expect(error.data).toEqual({ path: ["log", "text"] });
     expect(await session.list()).toEqual([]);
-    expect(await store.backend.countObjects()).toBe(0);
+    expect(await backendOf(store).countObjects()).toBe(0);
   });
 
   it("refuses a state whose one object has more keys than a node may hold values, naming the object", async () => {
@@ -58,7 +59,7 @@ describe("writers stay within the limits", () => {
       "INVALID_STATE",
       /^state at \$\.index is too big to store: the object's own keys and short values would make one node whose body holds more than 1,000,000 values, the most one node may hold$/,
     );
-    expect(await store.backend.countObjects()).toBe(0);
+    expect(await backendOf(store).countObjects()).toBe(0);
   });
 
   it("refuses to store a file chunk over 1 MiB + 1 byte, naming it", async () => {
@@ -74,7 +75,7 @@ describe("writers stay within the limits", () => {
   it("refuses to export an oversized object an older Forge stored, rather than write a bundle no Forge imports", async () => {
     const store = await memory();
     const b = bomb(72);
-    await store.backend.putObjects([{ hash: b.hash, data: b.stored }]);
+    await backendOf(store).putObjects([{ hash: b.hash, data: b.stored }]);
     const files = Buffer.from(dirNodeText([[b.hash, "big.log", "f", 0o644, b.rawBytes - 1]]));
     await store.objects.putRaw(new Map([[sha256(files), files]]));
     await (await store.session("s")).checkpoint({ a: 1 }, { filesRoot: sha256(files) });
@@ -90,7 +91,7 @@ describe("fsck with objects past the limits", () => {
   it("verifies an oversized object by streaming it and reports the store whole", async () => {
     const store = await memory();
     const b = bomb(128);
-    await store.backend.putObjects([{ hash: b.hash, data: b.stored }]);
+    await backendOf(store).putObjects([{ hash: b.hash, data: b.stored }]);
     const report = await store.fsck();
     expect(report).toMatchObject({ ok: true, objects: 1, corrupt: [] });
   });
@@ -99,7 +100,7 @@ describe("fsck with objects past the limits", () => {
     const store = await memory();
     const b = bomb(72);
     const wrong = "0".repeat(64);
-    await store.backend.putObjects([{ hash: wrong, data: b.stored }]);
+    await backendOf(store).putObjects([{ hash: wrong, data: b.stored }]);
     const report = await store.fsck();
     expect(report.ok).toBe(false);
     expect(report.corrupt).toEqual([{ hash: wrong, error: `object ${wrong} is corrupt: its content hashes to ${b.hash}`, checkpoints: [] }]);

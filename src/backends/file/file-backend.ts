@@ -39,7 +39,6 @@ const HASH = /^[0-9a-f]{64}$/;
 
 export class FileBackend implements Backend {
   readonly url: string;
-  readonly capabilities = { persistent: true, multiProcess: true } as const;
   readonly meta: MetaReader;
   readonly #dir: string;
   readonly #objects: string;

@@ -11,7 +11,6 @@ interface Entry {
 
 export class MemoryBackend implements Backend {
   readonly url = "memory:";
-  readonly capabilities = { persistent: false, multiProcess: false } as const;
   readonly #objects = new Map<string, Entry>();
   readonly #model = new MetaModel();
   readonly #lock = new Mutex();

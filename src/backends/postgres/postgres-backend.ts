@@ -27,7 +27,6 @@ const TYPES = {
 
 export class PostgresBackend extends SqlBackend {
   readonly url: string;
-  readonly capabilities = { persistent: true, multiProcess: true } as const;
   readonly #pool: pg.Pool;
   /** The pool as a connection: each statement on a free client, retried when the connection failed. */
   readonly #db: PgConnection;

@@ -1,7 +1,7 @@
 // What every SQL backend does the same way over its dialect and connection: the object
 // reads and the metadata reader. A backend adds its driver: opening, object writes and
 // transactions (a `SqlMeta` over the connection holding the transaction), closing.
-import type { Backend, BackendCapabilities, MetaReader, MetaWriter, ObjectInfo, StoredObject } from "../backend.js";
+import type { Backend, MetaReader, MetaWriter, ObjectInfo, StoredObject } from "../backend.js";
 import type { SqlConnection } from "./connection.js";
 import { listParts, type SqlDialect } from "./dialect.js";
 import { hashKey } from "./rows.js";
@@ -10,7 +10,6 @@ import { OBJECT_PAGE, statementsFor, type Statements } from "./statements.js";
 
 export abstract class SqlBackend implements Backend {
   abstract readonly url: string;
-  abstract readonly capabilities: BackendCapabilities;
   readonly meta: MetaReader;
   readonly #d: SqlDialect;
   readonly #db: SqlConnection;

@@ -25,7 +25,6 @@ export interface SqliteOptions {
 
 export class SqliteBackend extends SqlBackend {
   readonly url: string;
-  readonly capabilities = { persistent: true, multiProcess: true } as const;
   readonly #db: SqliteConnection;
   readonly #lock = new Mutex();
   readonly #tx: MetaWriter;

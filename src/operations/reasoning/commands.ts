@@ -36,6 +36,7 @@ export function verifyOperationAt(place: CommandPlace) {
     description:
       "RUNS A COMMAND (argv, no shell) in the workspace and records pass/fail, exit code, duration and output as a verification; with `hypothesis`, a pass is supporting evidence and a failure refuting evidence for it.",
     effect: "write",
+    openWorld: true,
     input: (z) => ({
       name: z.string().min(1).describe("what is being checked"),
       command: z.array(z.string()).min(1).describe('the command as argv, e.g. ["npm", "test"]'),
@@ -68,6 +69,7 @@ export function commandRunOperationAt(place: CommandPlace) {
     title: "Run a command",
     description: "RUNS A COMMAND (argv, no shell) and records it, its exit status and its output in the session's command history.",
     effect: "write",
+    openWorld: true,
     input: (z) => ({ command: z.array(z.string()).min(1).describe('the command as argv, e.g. ["make", "repro"]'), session: sessionField(z) }),
     run: async (ctx, input): Promise<CommandRun & Saved> => {
       const rs = await ctx.reasoning(input.session);
