@@ -1,10 +1,9 @@
 // A store is recognisable before it is touched: `--store` at a file or schema that is not a
 // Forge store is refused and left exactly as it was; stores made by earlier Forge versions
 // (no mark yet) still open and get the mark.
-import { spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { parse, toClientConfig } from "pg-connection-string";
@@ -13,20 +12,15 @@ import { openStore } from "../src/index.js";
 import { rejectsWith } from "./support/errors.js";
 import { dropSchema, pgStoreUrl } from "./support/postgres.js";
 import { requireBuiltLibrary } from "./support/processes.js";
+import { forge as runForge, type Run } from "./support/cli.js";
 import { makeTempDir, type TempDir } from "./support/temp.js";
 
-const BIN = resolve(__dirname, "..", "bin", "forge.js");
 /** "FRGE" in ASCII: the application_id in a Forge SQLite store's header. */
 const FORGE_APPLICATION_ID = 0x46524745;
 
-function forge(cwd: string, args: string[], input = ""): { code: number; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd,
-    input,
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1", FORGE_STORE: "", FORGE_SESSION: "", FORGE_DEBUG: "" },
-  });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+/** `forge ARGS` in `cwd`, reading `input` on stdin. */
+function forge(cwd: string, args: string[], input = ""): Run {
+  return runForge(cwd, args, { input });
 }
 
 /** Journal mode and tables, read through a read-only connection (which creates nothing in rollback-journal mode). */

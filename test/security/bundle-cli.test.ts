@@ -2,30 +2,18 @@
 // a real SQLite store. Each is refused with one clear `forge: …` line naming the record or
 // object and the rule — no stack, no TypeError — the store is left as it was and `forge
 // fsck` finds it whole. The bomb is also held to a memory bound (the child's peak RSS).
-import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { forge as runForge, type Run } from "../support/cli.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
 import { bomb, decode, dirEntries, dirText, encode, record, records, stored, withBigFile, withEnd, type LooseManifest } from "./bundle-support.js";
 
-const BIN = resolve(__dirname, "..", "..", "bin", "forge.js");
 const PEAK_RSS = resolve(__dirname, "bundle-peak-rss.cjs");
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function forge(cwd: string, args: string[], env: Record<string, string> = {}, node: string[] = []): Run {
-  const r = spawnSync(process.execPath, [...node, BIN, ...args], {
-    cwd,
-    encoding: "utf8",
-    env: { ...process.env, NO_COLOR: "1", FORGE_STORE: "", FORGE_SESSION: "", ...env },
-    timeout: 120_000,
-  });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
+/** `forge ARGS` in `cwd`, with a two-minute limit (a bomb that is not refused would take longer). */
+function forge(cwd: string, args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []): Run {
+  return runForge(cwd, args, { env, nodeArgs, timeoutMs: 120_000 });
 }
 
 let tmp: TempDir;

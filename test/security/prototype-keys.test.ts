@@ -5,7 +5,6 @@
 // this process (the web server and ForgeSaver run here), and in a `forge` child process by
 // preloading test/fixtures/prototype-guard.mjs, which reports at exit whether Object.prototype
 // and its kin are as they were at start.
-import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -14,10 +13,10 @@ import { openStore, type Store } from "../../src/index.js";
 import { ConversationSession } from "../../src/domains/conversation/conversation-session.js";
 import { startUi, type RunningUi } from "../../src/ui/server.js";
 import { startMcp } from "../mcp/support.js";
+import { forge as runForge, type Run as CliRun } from "../support/cli.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
 import { checkpointOf, loopMetadata, sqliteSaver, threadConfig } from "../langgraph/support.js";
 
-const BIN = resolve(__dirname, "..", "..", "bin", "forge.js");
 const GUARD = pathToFileURL(resolve(__dirname, "..", "fixtures", "prototype-guard.mjs")).href;
 
 /** Every own property of the built-in prototypes, to compare before and after. */
@@ -42,33 +41,18 @@ const TRAPS = `"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"pollu
 let dir: TempDir;
 let runs = 0;
 
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
+interface Run extends CliRun {
   /** The guard's lines: one per process, "<pid> clean" when no prototype changed. */
   readonly guard: string[];
 }
 
+/** `forge ARGS` in the test folder with the prototype guard loaded into the process. */
 function forge(args: string[], options: { input?: string } = {}): Run {
   const report = join(dir.path, `guard-${++runs}.txt`);
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    cwd: dir.path,
-    input: options.input ?? "",
-    encoding: "utf8",
-    env: {
-      ...process.env,
-      NO_COLOR: "1",
-      FORGE_STORE: "",
-      FORGE_SESSION: "",
-      FORGE_HOOK_STRICT: "",
-      NODE_OPTIONS: `--import=${GUARD}`,
-      PROTOTYPE_GUARD_REPORT: report,
-    },
-  });
+  const r = runForge(dir.path, args, { input: options.input ?? "", env: { NODE_OPTIONS: `--import=${GUARD}`, PROTOTYPE_GUARD_REPORT: report } });
   const guard = existsSync(report) ? readFileSync(report, "utf8").trim().split("\n") : [];
   rmSync(report, { force: true });
-  return { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr, guard };
+  return { ...r, guard };
 }
 
 /** Runs forge, which must succeed without touching a prototype. */

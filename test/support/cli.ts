@@ -34,6 +34,8 @@ export interface ForgeOptions {
   readonly timeoutMs?: number;
   /** Runs the command as another user, for checks root would pass anyway. */
   readonly as?: RunAs;
+  /** Options for node itself, before the script (for example `--require` of a probe). */
+  readonly nodeArgs?: readonly string[];
 }
 
 /** The largest stdout or stderr a run may print (a run printing more throws). */
@@ -63,7 +65,7 @@ export function forgeEnv(extra: Readonly<Record<string, string>> = {}): Record<s
  * printed more than 64 MB): that is a broken harness, not a result to assert on.
  */
 export function forge(cwd: string, args: readonly string[], options: ForgeOptions = {}): Run {
-  const r = spawnSync(process.execPath, [FORGE_BIN, ...args], {
+  const r = spawnSync(process.execPath, [...(options.nodeArgs ?? []), FORGE_BIN, ...args], {
     cwd,
     encoding: "utf8",
     maxBuffer: MAX_OUTPUT,
