@@ -24,6 +24,7 @@ import { sha256 } from "../src/objects/hash.js";
 import { dirNodeText, fileChunksText } from "../src/objects/node.js";
 import { bomb, decode, rawOf, withBigFile, type Bomb } from "../test/security/bundle-support.js";
 import { publish, runMain } from "./lib/report.js";
+import { noise } from "./lib/workspace-fixtures.js";
 import { formatBytes, formatMs, msSince } from "./lib/stats.js";
 import { backendOf } from "../src/timeline/store-internals.js";
 
@@ -67,21 +68,6 @@ function forge(cwd: string, args: string[]): Measured {
     throw new Error(`forge ${args.join(" ")} left no peak RSS (exit ${r.status}, signal ${r.signal}): ${(e as Error).message}`);
   }
   return { code: r.status ?? -1, peakBytes: peakKb * 1024, ms, said: (r.stderr || r.stdout).trim().split("\n")[0] ?? "" };
-}
-
-/** Deterministic bytes that do not compress (xorshift32). */
-function noise(n: number, seed: number): Buffer {
-  const out = Buffer.alloc(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    out[i] = x & 0xff;
-  }
-  return out;
 }
 
 /** A folder with `forge init` run in it. */

@@ -105,8 +105,13 @@ function text(rng: Rng, bytes: number): string {
 
 /** Incompressible bytes (a seeded xorshift stream). */
 function binary(rng: Rng, bytes: number): Buffer {
-  const words = new Uint32Array(Math.ceil(bytes / 4));
-  let x = (rng.next() * 0xffffffff) >>> 0 || 1;
+  return noise(bytes, (rng.next() * 0xffffffff) >>> 0);
+}
+
+/** `n` deterministic bytes that do not compress: a xorshift32 stream from `seed`. */
+export function noise(n: number, seed: number): Buffer {
+  const words = new Uint32Array(Math.ceil(n / 4));
+  let x = seed >>> 0 || 1;
   for (let i = 0; i < words.length; i++) {
     x ^= x << 13;
     x >>>= 0;
@@ -115,7 +120,7 @@ function binary(rng: Rng, bytes: number): Buffer {
     x >>>= 0;
     words[i] = x;
   }
-  return Buffer.from(words.buffer, 0, bytes);
+  return Buffer.from(words.buffer, 0, n);
 }
 
 /**

@@ -18,6 +18,7 @@ import { readFileObject, readTree } from "../../src/objects/file-tree.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
 import { decode, encode, fixChecksum, MAGIC, record, records, type LooseManifest } from "./bundle-support.js";
 import { backendOf } from "../../src/timeline/store-internals.js";
+import { noise } from "../workspace/support.js";
 
 const RUNS = Number(process.env["FORGE_FUZZ_RUNS"] ?? 800);
 const SEED = Number(process.env["FORGE_FUZZ_SEED"] ?? 20_251_125);
@@ -25,21 +26,6 @@ const SEED = Number(process.env["FORGE_FUZZ_SEED"] ?? 20_251_125);
 let tmp: TempDir;
 let base: Buffer[] = [];
 let runDir = 0;
-
-/** Deterministic bytes that do not compress (xorshift32). */
-function noise(n: number, seed: number): Buffer {
-  const out = Buffer.alloc(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x ^= x << 13;
-    x >>>= 0;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    x >>>= 0;
-    out[i] = x & 0xff;
-  }
-  return out;
-}
 
 async function sourceBundles(dir: string): Promise<Buffer[]> {
   const store = await openStore(`sqlite:${join(dir, "source.db")}`);
