@@ -10,9 +10,8 @@ import { checkName, newId } from "../core/ids.js";
 import type { CheckpointRow } from "../backends/backend.js";
 import type { WrittenTree } from "../objects/object-store.js";
 import { Session } from "./session.js";
+import { writeUnderEpoch } from "./epoch-write.js";
 import type { StoreContext } from "./store-context.js";
-
-const MAX_ATTEMPTS = 5;
 
 /** One checkpoint of an imported history. */
 export interface HistoryCheckpoint {
@@ -55,63 +54,57 @@ export async function importHistory(ctx: StoreContext, history: ImportedHistory)
   // Checked again in the transaction; here too so a taken name writes no objects either.
   if (await ctx.backend.meta.getSessionByName(history.name)) throw taken(history.name);
   const headKey = headKeyOf(history);
-  for (let attempt = 1; ; attempt++) {
-    // Read the epoch, write the objects, and commit only if no gc ran in between (it may
-    // have removed objects this write reused).
-    const epoch = await ctx.syncGcEpoch();
-    const sessionId = newId();
+  const sessionId = newId();
+  const ids = new Map(history.checkpoints.map((c) => [c.key, newId(c.createdAt)]));
+  const idOf = (key: string): string => ids.get(key) as string;
+  // Every state first (again if a gc ran before the metadata commits: it may have removed
+  // objects a state reused), then the session, its checkpoints, refs, HEAD and working state.
+  const writeStates = async () => {
     const trees = new Map<string, WrittenTree>();
     for (const c of history.checkpoints) trees.set(c.key, await ctx.objects.writeValue(c.state, sessionId));
     const work =
       history.working !== undefined ? await ctx.objects.writeValue(history.working, sessionId) : headKey === undefined ? undefined : trees.get(headKey);
-    const ids = new Map(history.checkpoints.map((c) => [c.key, newId(c.createdAt)]));
-    const idOf = (key: string): string => ids.get(key) as string;
-    const row = await ctx.backend.transaction(async (tx) => {
-      if ((await tx.getGcEpoch()) !== epoch) return undefined;
-      if (await tx.getSessionByName(history.name)) throw taken(history.name);
-      const session = {
-        id: sessionId,
-        name: history.name,
-        kind: history.kind,
-        createdAt: ctx.clock.now(),
-        metadata: history.metadata ?? {},
-        nextSeq: 1,
-        headBranch: "branch" in history.head ? history.head.branch : null,
-        headCheckpoint: "checkpoint" in history.head ? idOf(history.head.checkpoint) : null,
-        workRoot: work?.root ?? null,
-        workVersion: work ? 1 : 0,
+    return { trees, work };
+  };
+  const row = await writeUnderEpoch(ctx, `import session "${history.name}"`, writeStates, async (tx, { trees, work }) => {
+    if (await tx.getSessionByName(history.name)) throw taken(history.name);
+    const session = {
+      id: sessionId,
+      name: history.name,
+      kind: history.kind,
+      createdAt: ctx.clock.now(),
+      metadata: history.metadata ?? {},
+      nextSeq: 1,
+      headBranch: "branch" in history.head ? history.head.branch : null,
+      headCheckpoint: "checkpoint" in history.head ? idOf(history.head.checkpoint) : null,
+      workRoot: work?.root ?? null,
+      workVersion: work ? 1 : 0,
+    };
+    await tx.insertSession(session);
+    for (const c of history.checkpoints) {
+      const tree = trees.get(c.key) as WrittenTree;
+      const cp: CheckpointRow = {
+        id: idOf(c.key),
+        sessionId,
+        seq: c.seq,
+        parentId: c.parent === null ? null : idOf(c.parent),
+        branch: c.branch,
+        createdAt: c.createdAt,
+        message: c.message,
+        tags: [...c.tags],
+        trigger: c.trigger,
+        metadata: c.metadata,
+        stateRoot: tree.root,
+        filesRoot: null,
+        logicalBytes: tree.logicalBytes,
+        newBytes: tree.newBytes,
       };
-      await tx.insertSession(session);
-      for (const c of history.checkpoints) {
-        const tree = trees.get(c.key) as WrittenTree;
-        const cp: CheckpointRow = {
-          id: idOf(c.key),
-          sessionId,
-          seq: c.seq,
-          parentId: c.parent === null ? null : idOf(c.parent),
-          branch: c.branch,
-          createdAt: c.createdAt,
-          message: c.message,
-          tags: [...c.tags],
-          trigger: c.trigger,
-          metadata: c.metadata,
-          stateRoot: tree.root,
-          filesRoot: null,
-          logicalBytes: tree.logicalBytes,
-          newBytes: tree.newBytes,
-        };
-        await tx.insertCheckpoint(cp);
-      }
-      for (const b of history.branches) await tx.setRef(sessionId, b.name, idOf(b.checkpoint));
-      return session;
-    });
-    if (row) return new Session(ctx, row);
-    if (attempt >= MAX_ATTEMPTS) {
-      throw new ForgeError("CONFLICT", `could not import session "${history.name}": garbage collection kept running during ${attempt} attempts`, {
-        hint: "try again when no `forge gc` is running",
-      });
+      await tx.insertCheckpoint(cp);
     }
-  }
+    for (const b of history.branches) await tx.setRef(sessionId, b.name, idOf(b.checkpoint));
+    return session;
+  });
+  return new Session(ctx, row);
 }
 
 /** The links hold: keys and seqs unique, parents earlier, branches and HEAD on checkpoints of the history. */

@@ -33,6 +33,7 @@ import {
 } from "./history-edits.js";
 import { planRestore, restoreTo, type RestorePlan } from "./restore.js";
 import type { SessionScope } from "./session-scope.js";
+import { writeUnderEpoch } from "./epoch-write.js";
 import type { StoreContext } from "./store-context.js";
 import {
   toCheckpoint,
@@ -53,8 +54,6 @@ import {
   type SetWorkingResult,
   type Timeline,
 } from "./types.js";
-
-const MAX_WRITE_ATTEMPTS = 5;
 
 export class Session {
   readonly #ctx: StoreContext;
@@ -96,21 +95,13 @@ export class Session {
    * Writes `state`'s objects, then runs `commit` in a metadata transaction — again from the
    * top if a gc ran in between (the objects this tree reuses may be gone).
    */
-  async #write<T>(state: unknown, commit: (tx: MetaWriter, session: SessionRow, tree: WrittenTree) => Promise<T>, hint?: UnchangedHint): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      const epoch = await this.#ctx.syncGcEpoch();
-      const tree = await this.#ctx.objects.writeValue(state, this.id, hint);
-      const done = await this.#ctx.backend.transaction(async (tx) => {
-        if ((await tx.getGcEpoch()) !== epoch) return { retry: true as const };
-        return { retry: false as const, value: await commit(tx, await this.#row(tx), tree) };
-      });
-      if (!done.retry) return done.value;
-      if (attempt >= MAX_WRITE_ATTEMPTS) {
-        throw new ForgeError("CONFLICT", `could not save session "${this.name}": garbage collection kept running during ${attempt} attempts`, {
-          hint: "try again when no `forge gc` is running",
-        });
-      }
-    }
+  #write<T>(state: unknown, commit: (tx: MetaWriter, session: SessionRow, tree: WrittenTree) => Promise<T>, hint?: UnchangedHint): Promise<T> {
+    return writeUnderEpoch(
+      this.#ctx,
+      `save session "${this.name}"`,
+      () => this.#ctx.objects.writeValue(state, this.id, hint),
+      async (tx, tree) => commit(tx, await this.#row(tx), tree),
+    );
   }
 
   /** Inserts a checkpoint of `tree` on HEAD's branch and makes it the working state (inside a transaction). */
