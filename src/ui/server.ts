@@ -1,5 +1,6 @@
-// Starting the web page's server: binds 127.0.0.1 unless told otherwise; any other host
-// gets a token (given, or a random one) that every request must carry.
+// Starting the web page's server: binds 127.0.0.1 unless told otherwise, and always with a
+// token (given, or a random one) that every request but the page's own files must carry —
+// on loopback too, where any local process could otherwise restore checkpoints.
 import { randomBytes } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
@@ -11,18 +12,17 @@ export interface UiOptions {
   readonly host?: string;
   /** 0 picks a free port. */
   readonly port?: number;
-  /** The token for a non-loopback bind (default: a random one). Ignored on loopback unless `requireToken`. */
+  /** The token every request must carry (default: a random one); at least 16 characters. */
   readonly token?: string;
-  readonly requireToken?: boolean;
   readonly pollMs?: number;
 }
 
 export interface RunningUi {
-  /** The URL to open (with the token in it, when one is needed). */
+  /** The URL to open, with the token in it. */
   readonly url: string;
   readonly host: string;
   readonly port: number;
-  readonly token: string | undefined;
+  readonly token: string;
   close(): Promise<void>;
 }
 
@@ -37,14 +37,13 @@ export async function startUi(store: Store, options: UiOptions = {}): Promise<Ru
   const port = options.port ?? 4500;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new ForgeError("INVALID_ARGUMENT", `invalid port ${port}`, { hint: "a number from 0 to 65535" });
-  const needToken = options.requireToken === true || !isLoopback(host);
-  const token = needToken ? (options.token ?? randomBytes(24).toString("base64url")) : undefined;
-  if (token !== undefined && token.length < 16) throw new ForgeError("INVALID_ARGUMENT", "the token must be at least 16 characters");
+  const token = options.token ?? randomBytes(24).toString("base64url");
+  if (token.length < 16) throw new ForgeError("INVALID_ARGUMENT", "the token must be at least 16 characters");
 
   let server: ServerType;
   const actualPort = await new Promise<number>((resolve, reject) => {
     const allowedHosts: string[] = [];
-    const app = createApp(store, { allowedHosts, ...(token !== undefined && { token }), ...(options.pollMs !== undefined && { pollMs: options.pollMs }) });
+    const app = createApp(store, { allowedHosts, token, ...(options.pollMs !== undefined && { pollMs: options.pollMs }) });
     server = serve({ fetch: app.fetch, hostname: host, port }, (info: AddressInfo) => {
       const p = info.port;
       const names = isLoopback(host) ? ["127.0.0.1", "localhost", "[::1]"] : [host.includes(":") && !host.startsWith("[") ? `[${host}]` : host];
@@ -62,7 +61,7 @@ export async function startUi(store: Store, options: UiOptions = {}): Promise<Ru
     );
   });
   const shown = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
-  const url = `http://${shown}:${actualPort}/${token !== undefined ? `?token=${token}` : ""}`;
+  const url = `http://${shown}:${actualPort}/?token=${encodeURIComponent(token)}`;
   return {
     url,
     host,

@@ -192,9 +192,11 @@ describe("the web API", () => {
     dir.remove();
   });
 
-  const post = (path: string, body: string) => fetch(base + path, { method: "POST", headers: { "Content-Type": "application/json" }, body });
+  // As the page sends them: its token, and its own origin on a POST.
+  const post = (path: string, body: string) =>
+    fetch(base + path, { method: "POST", headers: { "Content-Type": "application/json", Origin: base, Authorization: `Bearer ${ui.token}` }, body });
   const getText = async (path: string) => {
-    const res = await fetch(base + path);
+    const res = await fetch(base + path, { headers: { Authorization: `Bearer ${ui.token}` } });
     expect(res.status).toBe(200);
     return res.text();
   };

@@ -2,8 +2,9 @@
 // conversation and a reasoning session; see the timeline, open a checkpoint, compare two,
 // restore one through the dialog and see the state change, append a message and save,
 // and watch a checkpoint another process makes appear. Any console error fails the test.
-// Screenshots of the timeline and the compare view go to docs/screenshots/. Also milestones:
-// the session API lists them, and the timeline marks their two ends.
+// Screenshots of the timeline and the compare view go to docs/screenshots/. The page is
+// opened from the URL `forge ui` prints (its token in it) and keeps working through a
+// reload. Also milestones: the session API lists them, and the timeline marks their two ends.
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -159,6 +160,27 @@ describe("the web page in Chromium", () => {
     await expect.poll(() => page.locator(".timeline .row .message").first().textContent(), { timeout: 10_000 }).toBe("From another process");
   });
 
+  it("opened from the printed URL, drops the token from the address bar and keeps working through a reload", async () => {
+    expect(ui.url).toMatch(/\?token=[\w-]{32}$/);
+    expect(page.url()).not.toContain("token");
+    await page.reload();
+    await expect.poll(() => page.locator(".sessions .session-name").allTextContents()).toEqual(expect.arrayContaining(["support-chat", "debug-q4"]));
+    expect(page.url()).not.toContain("token");
+  });
+
+  it("opened without the token, the page loads but its data does not", async () => {
+    const other = await browser.newPage();
+    const failed: number[] = [];
+    other.on("response", (r) => {
+      if (r.url().includes("/api/")) failed.push(r.status());
+    });
+    await other.goto(`http://127.0.0.1:${ui.port}/`);
+    await expect.poll(() => failed.length).toBeGreaterThan(0);
+    expect(new Set(failed)).toEqual(new Set([401]));
+    expect(await other.locator(".sessions .session-name").count()).toBe(0);
+    await other.close();
+  });
+
   it("draws a reasoning session as its hypothesis board", async () => {
     await page.locator(".sessions button", { hasText: "debug-q4" }).click();
     await expect.poll(() => rows().count()).toBe(2);
@@ -194,7 +216,9 @@ describe("milestones on the web page", () => {
   });
 
   it("the session API returns the session's milestones", async () => {
-    const detail = (await (await fetch(`${ui.url}api/sessions/notes`)).json()) as { milestones: unknown[] };
+    const detail = (await (await fetch(`http://127.0.0.1:${ui.port}/api/sessions/notes`, { headers: { Authorization: `Bearer ${ui.token}` } })).json()) as {
+      milestones: unknown[];
+    };
     expect(detail.milestones).toEqual([{ name: "parser", fromId: ids[1], toId: ids[2], description: "rewrote the parser" }]);
   });
 

@@ -1,6 +1,7 @@
 // The web page's HTTP API over a real server on a real SQLite store: what it serves, and
-// the safety rules — loopback by default, a token everywhere else, Host checked, POST only
-// with JSON from the same origin, inputs validated (400), unknown things 404.
+// the safety rules — loopback by default, a token on every bind (all but the page's own
+// files need it), Host checked, POST only with JSON, the token and the server's own Origin,
+// inputs validated (400), unknown things 404.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ConversationSession, openStore, type Store } from "../../src/index.js";
 import { startUi, type RunningUi } from "../../src/ui/server.js";
@@ -27,33 +28,48 @@ afterAll(async () => {
   dir?.remove();
 });
 
+/** What the page sends with every call: its token, and (for a POST) its origin, as a browser does. */
+const auth = () => ({ Authorization: `Bearer ${ui.token}` });
+const get = (path: string, init: RequestInit = {}) => fetch(base + path, { ...init, headers: { ...auth(), ...(init.headers as Record<string, string>) } });
 const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
   fetch(base + path, {
     method: "POST",
-    headers: { "Content-Type": "application/json", ...headers },
+    headers: { "Content-Type": "application/json", Origin: base, ...auth(), ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
   });
+/** A request with a Host header of our choosing (fetch will not send one). */
+const rawStatus = async (options: { method?: string; path: string; headers: Record<string, string>; body?: string }): Promise<number> => {
+  const { request } = await import("node:http");
+  return new Promise<number>((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port: ui.port, method: options.method ?? "GET", path: options.path, headers: options.headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", reject);
+    req.end(options.body);
+  });
+};
 
 describe("forge ui: the API", () => {
-  it("binds 127.0.0.1 and needs no token there", () => {
+  it("binds 127.0.0.1 and mints a token there too, printed in its URL", () => {
     expect(ui.host).toBe("127.0.0.1");
-    expect(ui.token).toBeUndefined();
-    expect(ui.url).toBe(`http://127.0.0.1:${ui.port}/`);
+    expect(ui.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    expect(ui.url).toBe(`http://127.0.0.1:${ui.port}/?token=${ui.token}`);
   });
 
   it("lists sessions and gives a session's timeline, newest first", async () => {
-    const sessions = (await (await fetch(`${base}/api/sessions`)).json()) as { sessions: { name: string; checkpoints: number }[] };
+    const sessions = (await (await get(`/api/sessions`)).json()) as { sessions: { name: string; checkpoints: number }[] };
     expect(sessions.sessions.map((s) => [s.name, s.checkpoints])).toEqual([["notes", 2]]);
-    const detail = (await (await fetch(`${base}/api/sessions/notes`)).json()) as { checkpoints: { seq: number; tags: string[] }[]; head: { branch: string } };
+    const detail = (await (await get(`/api/sessions/notes`)).json()) as { checkpoints: { seq: number; tags: string[] }[]; head: { branch: string } };
     expect(detail.checkpoints.map((c) => c.seq)).toEqual([2, 1]);
     expect(detail.checkpoints[0]?.tags).toEqual(["keep"]);
     expect(detail.head.branch).toBe("main");
   });
 
   it("gives a checkpoint's state and a comparison of two by JSON path", async () => {
-    const one = (await (await fetch(`${base}/api/sessions/notes/checkpoints/%231`)).json()) as { view: { kind: string; state: unknown } };
+    const one = (await (await get(`/api/sessions/notes/checkpoints/%231`)).json()) as { view: { kind: string; state: unknown } };
     expect(one.view).toEqual({ kind: "json", state: { a: 1, list: [1, 2] } });
-    const cmp = (await (await fetch(`${base}/api/sessions/notes/compare?from=%231&to=%232`)).json()) as {
+    const cmp = (await (await get(`/api/sessions/notes/compare?from=%231&to=%232`)).json()) as {
       kind: string;
       changes: { at: string; kind: string }[];
     };
@@ -73,7 +89,7 @@ describe("forge ui: the API", () => {
   });
 
   it("restore-plan says what a linear restore deletes, and a restore does it", async () => {
-    const plan = (await (await fetch(`${base}/api/sessions/notes/restore-plan?ref=%231&linear=1`)).json()) as { discarded: { seq: number }[] };
+    const plan = (await (await get(`/api/sessions/notes/restore-plan?ref=%231&linear=1`)).json()) as { discarded: { seq: number }[] };
     expect(plan.discarded.map((c) => c.seq)).toEqual([2]);
     const s = await store.getSession("notes");
     const extra = await s.checkpoint({ a: 3 }, { message: "three" });
@@ -85,7 +101,7 @@ describe("forge ui: the API", () => {
 
   it("sends a change event when another writer adds a checkpoint", async () => {
     const controller = new AbortController();
-    const res = await fetch(`${base}/api/events`, { signal: controller.signal });
+    const res = await fetch(`${base}/api/events?token=${ui.token}`, { signal: controller.signal });
     const reader = (res.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     let text = "";
@@ -108,14 +124,14 @@ describe("forge ui: the API", () => {
 
 describe("forge ui: safety rules", () => {
   it("unknown sessions and checkpoints are 404 with a message", async () => {
-    const a = await fetch(`${base}/api/sessions/nope`);
+    const a = await get(`/api/sessions/nope`);
     expect(a.status).toBe(404);
     expect(await a.json()).toMatchObject({ code: "SESSION_NOT_FOUND", error: 'no session named "nope"' });
-    const b = await fetch(`${base}/api/sessions/notes/checkpoints/ZZZZZZZZ`);
+    const b = await get(`/api/sessions/notes/checkpoints/ZZZZZZZZ`);
     expect(b.status).toBe(404);
     expect(((await b.json()) as { code: string }).code).toBe("CHECKPOINT_NOT_FOUND");
-    expect((await fetch(`${base}/etc/passwd`)).status).toBe(404);
-    expect((await fetch(`${base}/assets/../../package.json`)).status).toBe(404);
+    expect((await get(`/etc/passwd`)).status).toBe(404);
+    expect((await get(`/assets/../../package.json`)).status).toBe(404);
   });
 
   it("malformed bodies and queries are 400 with a message that names the problem", async () => {
@@ -128,7 +144,7 @@ describe("forge ui: safety rules", () => {
     const extraField = await post("/api/sessions/notes/restore", { ref: "#1", rm: "-rf" });
     expect(extraField.status).toBe(400);
     // "to" defaults to HEAD, as in `checkpoint diff` and the MCP tool; "from" has no default.
-    const noQuery = await fetch(`${base}/api/sessions/notes/compare?to=%231`);
+    const noQuery = await get(`/api/sessions/notes/compare?to=%231`);
     expect(noQuery.status).toBe(400);
     expect(((await noQuery.json()) as { error: string }).error).toMatch(/^"from" is missing/);
   });
@@ -143,7 +159,7 @@ describe("forge ui: safety rules", () => {
     expect(site.status).toBe(403);
     const form = await fetch(`${base}/api/sessions/notes/restore`, {
       method: "POST",
-      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: base, ...auth() },
       body: "ref=%231",
     });
     expect(form.status).toBe(415);
@@ -152,20 +168,63 @@ describe("forge ui: safety rules", () => {
     expect(same.status).toBe(200);
   });
 
-  it("a request for another Host name is refused (no DNS rebinding onto loopback)", async () => {
-    const { request } = await import("node:http");
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: "127.0.0.1", port: ui.port, path: "/api/sessions", headers: { Host: "attacker.example:80" } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
-      req.on("error", reject);
-      req.end();
-    });
-    expect(status).toBe(403);
+  it("a POST with no Origin header is refused with 403, token or not, and changes nothing", async () => {
+    const s = await store.getSession("notes");
+    const before = await s.head();
+    const headers = { Host: `127.0.0.1:${ui.port}`, "Content-Type": "application/json" };
+    const body = JSON.stringify({ ref: "#1" });
+    expect(await rawStatus({ method: "POST", path: "/api/sessions/notes/restore", headers: { ...headers, ...auth() }, body })).toBe(403);
+    // Node's fetch sends no Origin, like curl or any script.
+    const res = await fetch(`${base}/api/sessions/notes/restore`, { method: "POST", headers: { "Content-Type": "application/json", ...auth() }, body });
+    expect(res.status).toBe(403);
+    expect(((await res.json()) as { code: string }).code).toBe("CROSS_ORIGIN");
+    // Without the token it is refused before its origin is looked at.
+    expect(await rawStatus({ method: "POST", path: "/api/sessions/notes/restore", headers, body })).toBe(401);
+    expect((await s.head()).checkpoint?.id).toBe(before.checkpoint?.id);
   });
 
-  it("a non-loopback bind requires the token on every request", async () => {
+  it("a POST without the token is refused with 401 though it comes from the page's origin, and so is one with the token only in its query", async () => {
+    const s = await store.getSession("notes");
+    const before = await s.head();
+    const none = await fetch(`${base}/api/sessions/notes/restore`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: base },
+      body: '{"ref":"#1"}',
+    });
+    expect(none.status).toBe(401);
+    expect(((await none.json()) as { code: string }).code).toBe("UNAUTHORIZED");
+    const wrong = await post("/api/sessions/notes/restore", { ref: "#1" }, { Authorization: "Bearer wrong-token-wrong-token-wrong-tok" });
+    expect(wrong.status).toBe(401);
+    const query = await fetch(`${base}/api/sessions/notes/restore?token=${ui.token}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: base },
+      body: '{"ref":"#1"}',
+    });
+    expect(query.status).toBe(401);
+    expect((await s.head()).checkpoint?.id).toBe(before.checkpoint?.id);
+  });
+
+  it("on loopback too, the API needs the token while the page's own files do not", async () => {
+    for (const path of ["/api/sessions", "/api/sessions/notes", "/api/sessions/notes/checkpoints/%231", "/api/events"]) {
+      const res = await fetch(base + path);
+      expect(res.status, path).toBe(401);
+      expect(((await res.json()) as { code: string }).code, path).toBe("UNAUTHORIZED");
+    }
+    // The package's own bytes, nothing from the store: a browser loads them without the header, and on a reload without ?token=.
+    for (const path of ["/", "/assets/app.js", "/assets/app.css"]) expect((await fetch(base + path)).status, path).toBe(200);
+    expect((await fetch(`${base}/api/sessions?token=${ui.token}`)).status).toBe(200);
+  });
+
+  it("a request for another Host name is refused (no DNS rebinding onto loopback), even with the token", async () => {
+    expect(await rawStatus({ path: "/api/sessions", headers: { Host: "attacker.example:80", ...auth() } })).toBe(403);
+    expect(await rawStatus({ path: "/", headers: { Host: `attacker.example:${ui.port}` } })).toBe(403);
+    const body = JSON.stringify({ ref: "#1" });
+    const headers = { Host: `evil.example:${ui.port}`, Origin: `http://evil.example:${ui.port}`, "Content-Type": "application/json", ...auth() };
+    expect(await rawStatus({ method: "POST", path: "/api/sessions/notes/restore", headers, body })).toBe(403);
+    expect(await rawStatus({ path: "/api/sessions", headers: { Host: `localhost:${ui.port}`, ...auth() } })).toBe(200);
+  });
+
+  it("a non-loopback bind answers any Host name and requires the token on every API request", async () => {
     const open = await startUi(store, { host: "0.0.0.0", port: 0 });
     try {
       expect(open.token).toMatch(/^[A-Za-z0-9_-]{32}$/);
@@ -174,13 +233,25 @@ describe("forge ui: safety rules", () => {
       const none = await fetch(`${url}/api/sessions`);
       expect(none.status).toBe(401);
       expect(((await none.json()) as { code: string }).code).toBe("UNAUTHORIZED");
-      expect((await fetch(`${url}/`)).status).toBe(401);
       expect((await fetch(`${url}/api/sessions`, { headers: { Authorization: "Bearer wrong-token-wrong-token" } })).status).toBe(401);
       expect((await fetch(`${url}/api/sessions`, { headers: { Authorization: `Bearer ${open.token}` } })).status).toBe(200);
       expect((await fetch(`${url}/?token=${open.token}`)).status).toBe(200);
+      expect((await fetch(`${url}/`)).status).toBe(200); // the page itself: see the loopback test
     } finally {
       await open.close();
     }
+  });
+
+  it("takes a given token, and refuses one shorter than 16 characters", async () => {
+    const given = await startUi(store, { port: 0, token: "a-token-of-my-own-choosing" });
+    try {
+      expect(given.url).toBe(`http://127.0.0.1:${given.port}/?token=a-token-of-my-own-choosing`);
+      const url = `http://127.0.0.1:${given.port}`;
+      expect((await fetch(`${url}/api/sessions`, { headers: { Authorization: "Bearer a-token-of-my-own-choosing" } })).status).toBe(200);
+    } finally {
+      await given.close();
+    }
+    await expect(startUi(store, { port: 0, token: "short" })).rejects.toThrow(/at least 16 characters/);
   });
 });
 

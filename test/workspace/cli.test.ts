@@ -120,7 +120,7 @@ describe("forge files", () => {
     const second = forge(root, ["files", "snapshot", "second"]);
     expect(second.code).toBe(0);
     expect(second.stdout).toMatch(/^snapshot #2 \S+: 4 files; 1 created, 2 modified, 1 deleted, 1 renamed; .* new on disk$/m);
-    expect(second.stderr).toMatch(/^forge: warning: 6 file\(s\) changed outside the agent since the last snapshot: /);
+    expect(second.stderr).toMatch(/^forge: warning: 6 files changed outside the agent since the last snapshot: /);
     expect(ok(forge(root, ["files", "status"]))).toMatch(/^no changes$/m);
   });
 
@@ -136,7 +136,7 @@ describe("forge files", () => {
 
     const stat = ok(forge(root, ["files", "diff", "--stat"]));
     expect(stat).toMatch(/^R {2}old\.txt → new\.txt$/m);
-    expect(stat).toMatch(/^5 file\(s\): 1 created, 2 modified, 1 deleted, 1 renamed$/m);
+    expect(stat).toMatch(/^5 files: 1 created, 2 modified, 1 deleted, 1 renamed$/m);
     const statJson = json<{ counts: Record<string, number>; files: ChangeJson[] }>(forge(root, ["files", "diff", "--stat", "--json"]));
     expect(statJson.counts).toEqual({ created: 1, modified: 2, deleted: 1, renamed: 1 });
     expect(statJson.files).toHaveLength(5);
@@ -177,7 +177,7 @@ describe("forge files", () => {
     expect(refused.stdout).toBe("");
     expect(json<{ snapshots: unknown[] }>(forge(root, ["files", "log", "--json"])).snapshots).toHaveLength(1);
 
-    expect(ok(forge(root, ["files", "edit", "a.txt", "b.txt"]))).toBe("recorded 2 path(s)\n");
+    expect(ok(forge(root, ["files", "edit", "a.txt", "b.txt"]))).toBe("recorded 2 paths\n");
     const strict = json<SnapshotJson>(forge(root, ["files", "snapshot", "agent", "--strategy", "strict", "--json"]));
     expect(strict.unknown).toEqual([]);
     expect(strict.changes).toEqual({ created: 1, modified: 1, deleted: 0, renamed: 0 });
@@ -192,7 +192,7 @@ describe("forge files", () => {
     expect(json<{ unknown: string[] }>(forge(root, ["files", "status", "--json"])).unknown).toEqual(["d.txt"]);
     const auto = forge(root, ["files", "snapshot", "agent 2", "--strategy", "auto-integrate"]);
     expect(auto.code).toBe(0);
-    expect(auto.stdout).toMatch(/^external #3 \S+: 1 change\(s\) made outside the agent, recorded first$/m);
+    expect(auto.stdout).toMatch(/^external #3 \S+: 1 change made outside the agent, recorded first$/m);
     expect(auto.stdout).toMatch(/^snapshot #4 /m);
     const log = ok(forge(root, ["files", "log"]));
     expect(log).toMatch(/^#3 .* external changes \(made outside the agent\) \[external\]$/m);
@@ -234,12 +234,19 @@ describe("forge files", () => {
     expect(walkTree(root)).toEqual(changed);
     expect(m?.[2]).toMatch(/^[0-9A-Z]{26}$/);
 
-    // Only the paths after --.
-    const partial = json<RestoreJson>(forge(root, ["files", "restore", first.snapshot.id, "--json", "--", "new.txt"]));
-    expect(partial.written).toEqual([]);
-    expect(partial.deleted).toEqual(["new.txt"]);
+    // Only the paths after --: each must be in the snapshot (new.txt is not), and HEAD stays.
+    fails(forge(root, ["files", "restore", first.snapshot.id, "--", "new.txt"]), 1, /^forge: snapshot #1 \w+ holds no "new.txt"/);
+    const head = json<{ snapshots: CheckpointJson[] }>(forge(root, ["files", "log", "--json", "-n", "1"])).snapshots[0];
+    const partial = json<RestoreJson>(forge(root, ["files", "restore", first.snapshot.id, "--json", "--", "keep"]));
+    expect(partial).toMatchObject({ written: [], deleted: [], safety: null, restored: null });
+    put(root, "keep/k.txt", "edited\n");
+    put(root, "keep/more.txt", "more\n");
+    const again = json<RestoreJson>(forge(root, ["files", "restore", first.snapshot.id, "--json", "--", "keep"]));
+    expect(again).toMatchObject({ written: ["keep/k.txt"], deleted: ["keep/more.txt"], restored: null });
+    expect(again.safety?.tags).toContain("safety");
+    expect(again.safety?.session).toBe("workspace/safety");
     expect(read(root, "a.txt")).toBe("changed\n");
-    expect(partial.safety?.tags).toContain("safety");
+    expect(json<{ snapshots: CheckpointJson[] }>(forge(root, ["files", "log", "--json", "-n", "1"])).snapshots[0]?.id).toBe(head?.id);
   });
 
   it("fails with exit 1 and a forge: message for refs that match nothing, and exit 2 for a missing ref", () => {
@@ -353,7 +360,7 @@ describe("checkpoint --files", () => {
     rmSync(join(root, "lib"), { recursive: true });
     put(root, "added.ts", "added\n");
     const text = ok(forge(root, ["checkpoint", "create", "two", "--state", join(states, "s2.json"), "--files"]));
-    expect(text).toMatch(/with files snapshot #2 \S+ \(3 file\(s\) changed since the last\)/);
+    expect(text).toMatch(/with files snapshot #2 \S+ \(3 files changed since the last\)/);
     const tree2 = walkTree(root);
     put(root, "code.ts", "v3, never checkpointed\n");
 

@@ -2,6 +2,7 @@
 // input from the command line, calls it, and prints its result: as JSON with --json (the
 // shape the MCP tools give too), else for people.
 import { Command, Option } from "commander";
+import { plural } from "../../core/text.js";
 import { STRATEGIES, WORKSPACE_SESSION, type Strategy } from "../../operations/files/shared.js";
 import type { FileChangeJson } from "../../operations/shared.js";
 import { commaList, run, wholeNumber } from "../command.js";
@@ -52,6 +53,15 @@ function changeLine(ch: FileChangeJson, unknown: ReadonlySet<string>): string {
   }
 }
 
+/** The commands that undo a partial restore. */
+function undoSteps(undo: { snapshot: { id: string }; paths: readonly string[]; created: readonly string[] }): string {
+  const quote = (p: string) => (/^[\w./@+-]+$/.test(p) ? p : `'${p.replace(/'/g, "'\\''")}'`);
+  const steps: string[] = [];
+  if (undo.paths.length > 0) steps.push(`\`forge files restore ${undo.snapshot.id} -- ${undo.paths.map((p) => quote(p || ".")).join(" ")}\``);
+  if (undo.created.length > 0) steps.push(`delete ${undo.created.map(quote).join(", ")} (not there before)`);
+  return steps.join(", then ");
+}
+
 function printPatch(patch: string): void {
   for (const line of patch.split("\n").slice(1)) {
     if (line.startsWith("+") && !line.startsWith("+++")) println(c.green(line));
@@ -65,7 +75,7 @@ export function filesCommand(): Command {
   const files = new Command("files").description("snapshots of the workspace's files: status, diff, restore, and changes made outside the agent");
 
   rootOptions(files.command("snapshot"))
-    .description("record the workspace's files (everything not ignored) as a snapshot")
+    .description("record the workspace's files (everything not ignored; in a git work tree, every file git tracks) as a snapshot, unless nothing changed")
     .argument("[message]", "what this snapshot is", "")
     .addOption(new Option("--strategy <s>", "what to do with changes made outside the agent").choices(STRATEGIES).default("warn"))
     .option("-t, --tags <tags>", "comma-separated tags", commaList, [])
@@ -74,16 +84,20 @@ export function filesCommand(): Command {
         const r = await ctx.call((await ops.snapshot()).filesSnapshotOperation, { message, strategy: opts.strategy, tags: opts.tags, ...location(opts) });
         if (ctx.json) return printJson(r);
         const n = r.changes;
+        if (!r.recorded)
+          return println(
+            `${c.dim("nothing changed")} since snapshot ${c.bold(`#${r.snapshot.seq}`)} ${c.yellow(shortId(r.snapshot.id))}: ${plural(r.files, "file")}; 0 created, 0 modified, 0 deleted; no new snapshot`,
+          );
         if (r.external)
           println(
-            `${c.yellow("external")} ${c.bold(`#${r.external.seq}`)} ${shortId(r.external.id)}: ${r.unknown.length} change(s) made outside the agent, recorded first`,
+            `${c.yellow("external")} ${c.bold(`#${r.external.seq}`)} ${shortId(r.external.id)}: ${plural(r.unknown.length, "change")} made outside the agent, recorded first`,
           );
         println(
-          `${c.green("snapshot")} ${c.bold(`#${r.snapshot.seq}`)} ${c.yellow(shortId(r.snapshot.id))}: ${r.files} files; ${n.created} created, ${n.modified} modified, ${n.deleted} deleted${n.renamed ? `, ${n.renamed} renamed` : ""}; ${bytes(r.newBytes)} new on disk`,
+          `${c.green("snapshot")} ${c.bold(`#${r.snapshot.seq}`)} ${c.yellow(shortId(r.snapshot.id))}: ${plural(r.files, "file")}; ${n.created} created, ${n.modified} modified, ${n.deleted} deleted${n.renamed ? `, ${n.renamed} renamed` : ""}; ${bytes(r.newBytes)} new on disk`,
         );
         if (r.unknown.length > 0 && !r.external) {
           process.stderr.write(
-            `forge: warning: ${r.unknown.length} file(s) changed outside the agent since the last snapshot: ${r.unknown.slice(0, 8).join(", ")}${r.unknown.length > 8 ? ", …" : ""}\n`,
+            `forge: warning: ${plural(r.unknown.length, "file")} changed outside the agent since the last snapshot: ${r.unknown.slice(0, 8).join(", ")}${r.unknown.length > 8 ? ", …" : ""}\n`,
           );
         }
         for (const p of r.tooLarge) println(c.dim(`  too large, not stored: ${p}`));
@@ -130,7 +144,7 @@ export function filesCommand(): Command {
         if (stat) {
           for (const ch of r.files) println(changeLine(ch, new Set()));
           const n = r.counts;
-          return println(`${r.files.length} file(s): ${n.created} created, ${n.modified} modified, ${n.deleted} deleted, ${n.renamed} renamed`);
+          return println(`${plural(r.files.length, "file")}: ${n.created} created, ${n.modified} modified, ${n.deleted} deleted, ${n.renamed} renamed`);
         }
         for (const f of r.files) {
           if (typeof f.patch === "string") printPatch(f.patch);
@@ -140,7 +154,9 @@ export function filesCommand(): Command {
     );
 
   rootOptions(files.command("restore"))
-    .description("bring the files (or only the paths after --) back to a snapshot; the current state is snapshotted first")
+    .description(
+      "bring the files back to a snapshot (the current state is snapshotted first, and HEAD moves to the result); with -- PATHS, only those, and HEAD stays",
+    )
     .argument("<ref>", "the snapshot")
     .argument("[paths...]", "after --: only these files or folders")
     .option("--dry-run", "list what would change, change nothing")
@@ -152,10 +168,21 @@ export function filesCommand(): Command {
         for (const p of r.deleted) println(c.red(`${r.dryRun ? "would delete" : "deleted"} ${p}`));
         for (const s of r.skipped) println(c.dim(`left alone: ${s.path} (${s.why})`));
         println(`${r.dryRun ? "dry run: " : ""}${r.written.length} written, ${r.deleted.length} deleted`);
+        if (r.dryRun) return;
+        if (!r.partial) {
+          if (r.safety)
+            println(
+              `the state before the restore is snapshot ${c.bold(`#${r.safety.seq}`)} ${c.yellow(r.safety.id)}: \`forge files restore ${shortId(r.safety.id)}\` undoes this`,
+            );
+          return;
+        }
+        if (r.undo === null) return println(c.dim("nothing to restore: those paths are as in the snapshot already"));
+        println(c.dim("HEAD stays where it was: `forge files status` shows the restored paths until the next snapshot"));
         if (r.safety)
           println(
-            `the state before the restore is snapshot ${c.bold(`#${r.safety.seq}`)} ${c.yellow(r.safety.id)}: \`forge files restore ${shortId(r.safety.id)}\` undoes this`,
+            `what it replaced, not in any snapshot before, is kept in snapshot ${c.bold(`#${r.safety.seq}`)} ${c.yellow(r.safety.id)} of session ${r.safety.session}`,
           );
+        println(`to undo it: ${undoSteps(r.undo)}`);
       }),
     );
 
@@ -185,7 +212,7 @@ export function filesCommand(): Command {
       run(async (ctx, paths: string[], opts: RootOptions & { begin?: boolean }) => {
         const r = await ctx.call((await ops.edit()).filesEditOperation, { paths, begin: opts.begin === true, ...location(opts) });
         if (ctx.json) return printJson(r);
-        println(`${r.begin ? "editing" : "recorded"} ${r.recorded.length} path(s)`);
+        println(`${r.begin ? "editing" : "recorded"} ${plural(r.recorded.length, "path")}`);
       }),
     );
 

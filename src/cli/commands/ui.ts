@@ -7,8 +7,8 @@ export function uiCommand(): Command {
   return new Command("ui")
     .description("serve the web page: timelines, states, compare and restore (Ctrl-C stops it)")
     .option("--port <n>", "port to listen on (0: any free one)", wholeNumber, 4500)
-    .option("--host <host>", "address to bind; anything but loopback requires the printed token", "127.0.0.1")
-    .option("--token <token>", "the token to require (default: a random one when not on loopback)")
+    .option("--host <host>", "address to bind (anything but loopback is reachable from other machines)", "127.0.0.1")
+    .option("--token <token>", "the token every request must carry (default: a random one; at least 16 characters)")
     .action(
       run(async (ctx, opts: { port: number; host: string; token?: string }) => {
         // The server (hono, its Node adapter, zod) is loaded only here: ~100 ms no other command should pay.
@@ -16,12 +16,12 @@ export function uiCommand(): Command {
         const ui = await startUi(await ctx.store(), {
           host: opts.host,
           port: opts.port,
-          ...(opts.token !== undefined && { token: opts.token, requireToken: true }),
+          ...(opts.token !== undefined && { token: opts.token }),
         });
-        if (ctx.json) printJson({ url: ui.url, host: ui.host, port: ui.port, token: ui.token ?? null });
+        if (ctx.json) printJson({ url: ui.url, host: ui.host, port: ui.port, token: ui.token });
         else {
           println(`Forge UI on ${c.bold(ui.url)}`);
-          if (ui.token !== undefined) println(c.dim("every request needs that token: share the URL only with people who may restore checkpoints"));
+          println(c.dim("open that URL: the token in it lets the page read and restore; share it only with people who may"));
           println(c.dim("Ctrl-C stops it"));
         }
         await new Promise<void>((resolve) => {

@@ -2,10 +2,19 @@
 // depth), every .gitignore in the tree with git's semantics (a deeper file's patterns
 // override a shallower one's, `!` re-includes, an excluded directory is not entered), a
 // .forgeignore beside each in the same syntax, and extra configured patterns.
+//
+// Inside a git work tree (git-view.ts), git's rules are git's: they are for untracked files.
+// A file git tracks is kept whatever the defaults and the .gitignore files say, and a folder
+// they exclude is entered when git tracks something in it — for those files only. Untracked
+// files also follow info/exclude, core.excludesFile and the .gitignore files between the work
+// tree's root and the workspace's. .forgeignore files and configured patterns are Forge's own:
+// they exclude tracked files too (a user who writes one means it). .git/ and .forge/ are
+// never entered.
 import { lstatSync, readFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import type { Ignore } from "ignore";
+import { gitView, type GitView } from "./git-view.js";
 
 type IgnoreFactory = () => Ignore;
 // Loaded on first use: only commands that walk a workspace need it.
@@ -14,21 +23,40 @@ const ignore = (): Ignore => (factory ??= createRequire(import.meta.url)("ignore
 
 export const DEFAULT_IGNORES = [".git/", ".forge/", "node_modules/"] as const;
 const FILES = [".gitignore", ".forgeignore"] as const;
+/** Git's and Forge's own folders: never part of a snapshot, tracked or not. */
+const NEVER = new Set([".git", ".forge"]);
 
 interface Level {
-  /** The directory the patterns are relative to ("" for the root), with a trailing "/". */
+  /** The directory the patterns are relative to ("" for the root and above), with a trailing "/". */
   readonly prefix: string;
+  /** For a level above the workspace root (git's): the root as seen from the level's folder, with "/"; else "". */
+  readonly base: string;
+  /** All its patterns: .gitignore, then .forgeignore (or git's excludes files, or the configured patterns). */
   readonly rules: Ignore;
+  /** Forge's own patterns alone (.forgeignore, configured), which judge tracked files too; only inside a git work tree. */
+  readonly forge?: Ignore;
 }
 
 export class IgnoreRules {
   readonly #root: string;
-  /** Rules of the directories from the root down to the one being walked (extra patterns first). */
+  /** Rules of the directories from the root down to the one being walked (git's excludes files and configured patterns first). */
   readonly #levels: Level[];
+  readonly #git: GitView | null;
+  /** The folder being walked (with "/") that git's rules exclude: entered only for the files git tracks in it. */
+  #excluded: string | null = null;
+  /** How many of the levels hold Forge's own patterns (most trees: none, and every tracked file is kept at once). */
+  #forgeLevels: number;
 
   constructor(root: string, extra: readonly string[] = []) {
     this.#root = root;
-    this.#levels = rootLevels(root, extra);
+    this.#git = gitView(root);
+    this.#levels = rootLevels(root, extra, this.#git);
+    this.#forgeLevels = this.#levels.filter((l) => l.forge !== undefined).length;
+  }
+
+  /** Changes when what git says may have (its index or an excludes file was rewritten); "" outside a git work tree. */
+  get gitKey(): string {
+    return this.#git?.key ?? "";
   }
 
   /**
@@ -37,97 +65,142 @@ export class IgnoreRules {
    * that are not there.
    */
   enter(dir: string, names?: readonly string[]): void {
-    const level = loadLevel(this.#root, dir, names);
+    // Judged by the rules above it, before its own are added.
+    if (this.#git !== null && this.#excluded === null && dir !== "" && verdict(this.#levels, dir, true)) this.#excluded = `${dir}/`;
+    const level = loadLevel(this.#root, dir, this.#git !== null, names);
     if (level) this.#levels.push(level);
+    if (level?.forge) this.#forgeLevels++;
   }
 
   /** Drops the rules of directories the walk has left (call with the directory being left). */
   leave(dir: string): void {
     if (dir === "") return;
     const prefix = `${dir}/`;
-    while (this.#levels.length > 0 && (this.#levels[this.#levels.length - 1] as Level).prefix === prefix) this.#levels.pop();
+    if (this.#excluded === prefix) this.#excluded = null;
+    while (this.#levels.length > 0 && (this.#levels[this.#levels.length - 1] as Level).prefix === prefix) {
+      if ((this.#levels.pop() as Level).forge) this.#forgeLevels--;
+    }
   }
 
   /** Whether the walk should skip `path` (relative, "/"-separated; `isDir` for directories). */
   ignores(path: string, isDir: boolean): boolean {
-    return verdict(this.#levels, path, isDir);
+    const git = this.#git;
+    if (git === null) return verdict(this.#levels, path, isDir);
+    return judge(git, this.#levels, path, isDir, this.#excluded !== null && path.startsWith(this.#excluded), this.#forgeLevels > 0);
   }
 }
 
 /**
+ * Inside a git work tree: Forge's rules for what git tracks, all rules for the rest.
+ * `excluded`: a folder above is excluded by git's rules; `forge`: some level holds Forge's own patterns.
+ */
+function judge(git: GitView, levels: readonly Level[], path: string, isDir: boolean, excluded: boolean, forge: boolean): boolean {
+  if (isDir && NEVER.has(path.slice(path.lastIndexOf("/") + 1))) return true;
+  if (isDir ? git.tracksUnder(path) : git.tracks(path)) return forge && forgeVerdict(levels, path, isDir);
+  return excluded || verdict(levels, path, isDir);
+}
+
+/** What the rules on the way to a folder say about what is inside it. */
+interface Inside {
+  readonly levels: Level[];
+  /** The folder or one above it is excluded by git's rules (entered for tracked files only). */
+  readonly excluded: boolean;
+  /** A real folder, and every folder above it: its ignore files are read. */
+  readonly real: boolean;
+}
+
+/**
  * Whether paths the walk did not see (a restore's targets) are ignored by the rules on disk
- * now. Each folder's rules are read once however many paths are asked about; rules are read
- * only from real folders, never through a symlink or a file.
+ * now — the walk's judgement, git's tracked files included. Each folder's rules are read once
+ * however many paths are asked about; rules are read only from real folders, never through a
+ * symlink or a file; a missing folder on the way is judged by the rules above it.
  */
 export function ignoredOnDisk(root: string, extra: readonly string[] = []): (path: string, isDir?: boolean) => boolean {
+  const git = gitView(root);
   // Per folder on the way: the rules in force inside it, or null if the folder is ignored.
-  // Folders that are missing or not real folders are not cached: a path below one is
-  // judged by the rules above it.
-  const inside = new Map<string, Level[] | null>([["", rootLevels(root, extra)]]);
-  const rulesIn = (dir: string): Level[] | null | undefined => {
+  const inside = new Map<string, Inside | null>([["", { levels: rootLevels(root, extra, git), excluded: false, real: true }]]);
+  const rulesIn = (dir: string): Inside | null => {
     const known = inside.get(dir);
     if (known !== undefined) return known;
     const slash = dir.lastIndexOf("/");
     const parent = rulesIn(slash < 0 ? "" : dir.slice(0, slash));
-    if (parent == null) return parent;
-    if (verdict(parent, dir, true)) {
-      inside.set(dir, null);
-      return null;
+    let here: Inside | null = null;
+    if (parent !== null && !(git === null ? verdict(parent.levels, dir, true) : judge(git, parent.levels, dir, true, parent.excluded, true))) {
+      const excluded = git !== null && (parent.excluded || verdict(parent.levels, dir, true));
+      const real = parent.real && isRealFolder(join(root, dir));
+      const level = real ? loadLevel(root, dir, git !== null) : undefined;
+      here = { levels: level ? [...parent.levels, level] : parent.levels, excluded, real };
     }
-    // Missing, or not a folder we can look into: paths below it are judged by the rules above.
-    let st: Stats | undefined;
-    try {
-      st = lstatSync(join(root, dir), { throwIfNoEntry: false });
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === "EACCES" || code === "EPERM" || code === "ENOTDIR" || code === "ELOOP" || code === "ENAMETOOLONG") return undefined;
-      throw e;
-    }
-    if (st === undefined || !st.isDirectory()) return undefined;
-    const level = loadLevel(root, dir);
-    const levels = level ? [...parent, level] : parent;
-    inside.set(dir, levels);
-    return levels;
+    inside.set(dir, here);
+    return here;
   };
   return (path, isDir = false) => {
-    const parts = path.split("/");
-    // The deepest existing real folder above `path` holds the rules that judge it.
-    let levels: Level[] | undefined = inside.get("") as Level[];
-    for (let i = 1; i < parts.length; i++) {
-      const r = rulesIn(parts.slice(0, i).join("/"));
-      if (r === null) return true;
-      if (r === undefined) break;
-      levels = r;
-    }
-    return verdict(levels, path, isDir);
+    const slash = path.lastIndexOf("/");
+    const at = rulesIn(slash < 0 ? "" : path.slice(0, slash));
+    if (at === null) return true;
+    return git === null ? verdict(at.levels, path, isDir) : judge(git, at.levels, path, isDir, at.excluded, true);
   };
 }
 
-function rootLevels(root: string, extra: readonly string[]): Level[] {
+/** Whether `abs` is a folder (not a link to one) that can be looked into. */
+function isRealFolder(abs: string): boolean {
+  let st: Stats | undefined;
+  try {
+    st = lstatSync(abs, { throwIfNoEntry: false });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EACCES" || code === "EPERM" || code === "ENOTDIR" || code === "ELOOP" || code === "ENAMETOOLONG") return false;
+    throw e;
+  }
+  return st?.isDirectory() === true;
+}
+
+function rootLevels(root: string, extra: readonly string[], git: GitView | null): Level[] {
   const levels: Level[] = [];
-  if (extra.length > 0) levels.push({ prefix: "", rules: ignore().add([...extra]) });
-  const level = loadLevel(root, "");
+  if (git !== null) {
+    // core.excludesFile, info/exclude, then the .gitignore files of the folders above the root: relative to their folders.
+    for (const text of git.excludes) levels.push({ prefix: "", base: git.prefix, rules: ignore().add(text) });
+    const parts = git.prefix === "" ? [] : git.prefix.slice(0, -1).split("/");
+    for (let i = 0; i < parts.length; i++) {
+      const text = readIgnoreFile(join(git.top, ...parts.slice(0, i), ".gitignore"));
+      if (text !== undefined) levels.push({ prefix: "", base: `${parts.slice(i).join("/")}/`, rules: ignore().add(text) });
+    }
+  }
+  if (extra.length > 0) {
+    const rules = ignore().add([...extra]);
+    levels.push({ prefix: "", base: "", rules, ...(git !== null && { forge: rules }) });
+  }
+  const level = loadLevel(root, "", git !== null);
   if (level) levels.push(level);
   return levels;
 }
 
-/** The rules of directory `dir`'s ignore files, if it has any. */
-function loadLevel(root: string, dir: string, names?: readonly string[]): Level | undefined {
+/**
+ * The rules of directory `dir`'s ignore files, if it has any; with `split`, its .forgeignore
+ * patterns also on their own.
+ */
+function loadLevel(root: string, dir: string, split: boolean, names?: readonly string[]): Level | undefined {
   let rules: Ignore | undefined;
+  let forge: Ignore | undefined;
   for (const name of FILES) {
     if (names !== undefined && !names.includes(name)) continue;
-    let text: string;
-    try {
-      text = readFileSync(join(root, dir, name), "utf8");
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      // No file, or a folder we cannot read (the walk reports that folder as unreadable).
-      if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR" || code === "EACCES" || code === "EPERM" || code === "ELOOP") continue;
-      throw e;
-    }
+    const text = readIgnoreFile(join(root, dir, name));
+    if (text === undefined) continue;
     (rules ??= ignore()).add(text);
+    if (split && name === ".forgeignore") forge = ignore().add(text);
   }
-  return rules ? { prefix: dir === "" ? "" : `${dir}/`, rules } : undefined;
+  return rules ? { prefix: dir === "" ? "" : `${dir}/`, base: "", rules, ...(forge && { forge }) } : undefined;
+}
+
+function readIgnoreFile(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    // No file, or a folder we cannot read (the walk reports that folder as unreadable).
+    if (code === "ENOENT" || code === "ENOTDIR" || code === "EISDIR" || code === "EACCES" || code === "EPERM" || code === "ELOOP") return undefined;
+    throw e;
+  }
 }
 
 function verdict(levels: readonly Level[], path: string, isDir: boolean): boolean {
@@ -139,9 +212,21 @@ function verdict(levels: readonly Level[], path: string, isDir: boolean): boolea
   let ignored = false;
   for (const level of levels) {
     if (level.prefix !== "" && !path.startsWith(level.prefix)) continue;
-    const rel = path.slice(level.prefix.length) + (isDir ? "/" : "");
+    const rel = level.base + path.slice(level.prefix.length) + (isDir ? "/" : "");
     // The deepest file with an opinion decides, as in git.
     const r = level.rules.test(rel);
+    if (r.ignored) ignored = true;
+    else if (r.unignored) ignored = false;
+  }
+  return ignored;
+}
+
+/** `verdict` by Forge's own patterns alone: what may exclude a file git tracks. */
+function forgeVerdict(levels: readonly Level[], path: string, isDir: boolean): boolean {
+  let ignored = false;
+  for (const level of levels) {
+    if (level.forge === undefined || (level.prefix !== "" && !path.startsWith(level.prefix))) continue;
+    const r = level.forge.test(path.slice(level.prefix.length) + (isDir ? "/" : ""));
     if (r.ignored) ignored = true;
     else if (r.unignored) ignored = false;
   }

@@ -69,7 +69,13 @@ export function applyPaths(a: Tree, b: Tree, paths: readonly string[]): Tree {
  */
 export function pathFilter(root: string, paths: readonly string[] | undefined): (p: string) => boolean {
   if (!paths || paths.length === 0) return () => true;
-  const norm = paths.map((p) => {
+  const norm = relativePaths(root, paths);
+  return (p) => norm.some((n) => n === "" || p === n || p.startsWith(`${n}/`));
+}
+
+/** `paths` (relative to `root`, or absolute inside it) relative to the root, "/"-separated ("" for the root); one outside is refused. */
+export function relativePaths(root: string, paths: readonly string[]): string[] {
+  return paths.map((p) => {
     const abs = resolve(root, p.replace(/\\/g, "/"));
     if (abs !== root && !abs.startsWith(root + sep)) {
       throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `${p} is outside the workspace ${root}`, {
@@ -83,5 +89,4 @@ export function pathFilter(root: string, paths: readonly string[] | undefined): 
           .split(sep)
           .join("/");
   });
-  return (p) => norm.some((n) => n === "" || p === n || p.startsWith(`${n}/`));
 }

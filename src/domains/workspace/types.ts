@@ -44,10 +44,21 @@ export interface SnapshotResult {
 }
 
 export interface RestoreReport {
-  /** The snapshot taken first, which undoes this restore; null on a dry run. */
+  /**
+   * The snapshot taken first: of the whole tree, HEAD's timeline; of some paths, the session
+   * beside it ("<session>/safety"), and only when those paths held changes since HEAD. Null on
+   * a dry run, and when a partial restore needed none.
+   */
   readonly safety: Checkpoint | null;
-  /** The snapshot recording the restored tree; null on a dry run. */
+  /** The snapshot recording the restored tree (HEAD moves to it); null on a dry run and for a partial restore, which leaves HEAD alone. */
   readonly restored: Checkpoint | null;
+  /**
+   * How to undo it: restore `snapshot` (the safety snapshot, or HEAD when the paths held no
+   * changes since it) — only `paths` after a partial restore (none: nothing to restore) —
+   * and delete `created`, the paths asked for that did not exist before. Null on a dry run
+   * and when nothing changed.
+   */
+  readonly undo: { readonly snapshot: Checkpoint; readonly paths: readonly string[]; readonly created: readonly string[] } | null;
   readonly written: readonly string[];
   readonly deleted: readonly string[];
   /** Paths left alone, and why (too large, unreadable). */

@@ -48,6 +48,8 @@ export function scanTree(options: ScanOptions): Scan {
 export interface PriorWalk {
   readonly tree: Tree;
   readonly unreadable: ReadonlyMap<string, string>;
+  /** `IgnoreRules.gitKey` then: what git tracks decides what is walked, and no file event says it changed. */
+  readonly gitKey: string;
 }
 
 const IGNORE_FILE_NAMES = new Set([".gitignore", ".forgeignore"]);
@@ -62,10 +64,12 @@ const IGNORE_FILE_NAMES = new Set([".gitignore", ".forgeignore"]);
  *
  * Undefined when the hint cannot be used, and the caller must walk everything: it names the
  * root, an ignore file (which can change what is ignored anywhere under its folder) or
- * something that is not a plain relative path; or it contradicts `prior` — a folder on the
- * way to a named path that `prior` lacks, or that is gone though nothing said so.
+ * something that is not a plain relative path; git's index or excludes files changed (what
+ * git tracks is kept whatever the ignore rules say); or it contradicts `prior` — a folder on
+ * the way to a named path that `prior` lacks, or that is gone though nothing said so.
  */
 export function scanTreeFrom(options: ScanOptions, prior: PriorWalk, changed: Iterable<string>): Scan | undefined {
+  if (options.ignore.gitKey !== prior.gitKey) return undefined;
   const named = new Set<string>();
   const relist = new Set<string>();
   for (const path of changed) {

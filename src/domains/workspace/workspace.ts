@@ -20,7 +20,7 @@ import { type PriorWalk, fileNow, hashPending, scanTree, scanTreeFrom, walkOrder
 import { IgnoreRules } from "./ignore-rules.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
 import { applyRestore, planRestore } from "./restore.js";
-import { applyPaths, compareTrees, emptyTree, pathFilter, type FileChange } from "./tree-compare.js";
+import { applyPaths, compareTrees, emptyTree, pathFilter, relativePaths, type FileChange } from "./tree-compare.js";
 import { StatCacheFile } from "./stat-cache.js";
 import { readTreeCache, writeTreeCache } from "./tree-cache.js";
 
@@ -37,6 +37,21 @@ interface Scanned {
   readonly newBytes: number;
   /** Only the folders holding the paths said to have changed were listed. */
   readonly limited: boolean;
+}
+
+/** What a snapshot is asked to do (the public methods take part of it). */
+interface SnapshotOptions {
+  readonly strategy?: Strategy;
+  readonly tags?: readonly string[];
+  readonly onProgress?: ProgressListener;
+  /** Taken before a restore: the files as they are, no unknown changes. */
+  readonly safety?: boolean;
+  /** The agent's own doing (a restore's result): no unknown changes. */
+  readonly trusted?: boolean;
+  /** Every path that may have changed since this object's last walk (`snapshotIfChanged`). */
+  readonly changed?: Iterable<string>;
+  /** The session to record it in when not this workspace's own: HEAD, the caches and the edit journal stay as they are. */
+  readonly into?: Session;
 }
 
 export class Workspace {
@@ -108,8 +123,11 @@ export class Workspace {
     const cache = this.#stats.get();
     const options = () => ({ root: this.root, ignore: new IgnoreRules(this.root, this.#extraIgnores), cache, maxFileBytes: this.#maxFileBytes });
     const prior = changed === undefined ? null : this.#lastWalk;
-    const hinted = prior === null || changed === undefined ? undefined : scanTreeFrom(options(), prior, changed);
-    const scan = hinted ?? scanTree(options());
+    const first = options();
+    const hinted = prior === null || changed === undefined ? undefined : scanTreeFrom(first, prior, changed);
+    // A limited walk that gave up has entered folders of its rules: a full walk starts with fresh ones.
+    const used = hinted !== undefined || prior === null ? first : options();
+    const scan = hinted ?? scanTree(used);
     const { newBytes } = await hashPending(
       scan,
       this.root,
@@ -121,7 +139,7 @@ export class Workspace {
     if (!hinted) cache.retain(scan.tree.files);
     this.#stats.save(cache);
     if (walkNo > this.#lastWalkNo) {
-      this.#lastWalk = { tree: scan.tree, unreadable: scan.unreadable };
+      this.#lastWalk = { tree: scan.tree, unreadable: scan.unreadable, gitKey: used.ignore.gitKey };
       this.#lastWalkNo = walkNo;
     }
     return { tree: scan.tree, unreadable: scan.unreadable, newBytes, limited: hinted !== undefined };
@@ -231,13 +249,13 @@ export class Workspace {
     return this.#snapshotLoop(message, options, true);
   }
 
-  /** `scanned`: a walk just made (by a restore, for its safety snapshot), used by the first attempt instead of walking again. */
-  async #snapshotLoop(
-    message: string,
-    options: { strategy?: Strategy; tags?: readonly string[]; onProgress?: ProgressListener; safety?: boolean; trusted?: boolean; changed?: Iterable<string> },
-    ifChanged: boolean,
-    scanned?: Scanned,
-  ): Promise<SnapshotResult | null> {
+  /**
+   * `scanned`: a walk just made (by a restore, for its safety snapshot), used by the first
+   * attempt instead of walking again. `into`: the session to record it in, when not this
+   * workspace's own (a partial restore's safety snapshot): HEAD, the caches and the edit
+   * journal are then left as they are.
+   */
+  async #snapshotLoop(message: string, options: SnapshotOptions, ifChanged: boolean, scanned?: Scanned): Promise<SnapshotResult | null> {
     const strategy = options.strategy ?? "warn";
     if (!(STRATEGIES as readonly string[]).includes(strategy))
       throw new InvalidArgumentError(`unknown strategy "${strategy}"`, `use one of ${STRATEGIES.join(", ")}`);
@@ -248,7 +266,7 @@ export class Workspace {
   async #snapshotOnce(
     message: string,
     strategy: Strategy,
-    options: { tags?: readonly string[]; onProgress?: ProgressListener; safety?: boolean; trusted?: boolean; changed?: Iterable<string> },
+    options: SnapshotOptions,
     ifChanged: boolean,
     epoch: number,
     scanned?: Scanned,
@@ -289,9 +307,10 @@ export class Workspace {
       newBytes,
       changes,
       base,
+      ...(options.into && { into: options.into }),
     });
-    this.#journal.clear();
-    await this.#applyRetention();
+    if (!options.into) this.#journal.clear();
+    await this.#applyRetention(options.into ?? this.session);
     const added = snapshot.metadata["fileBytesAdded"];
     return {
       snapshot,
@@ -320,6 +339,8 @@ export class Workspace {
       base: { checkpoint: Checkpoint; tree: Tree; cached: boolean } | null;
       /** `buildTree(tree, base.tree)`, when already made. */
       built?: { root: Hash; objects: Map<Hash, Buffer> };
+      /** Another session than this workspace's (a partial restore's safety snapshot). */
+      into?: Session;
     },
   ): Promise<Checkpoint> {
     const { root, objects } = extra.built ?? buildTree(tree, extra.base?.tree ?? null);
@@ -337,7 +358,7 @@ export class Workspace {
       safety: extra.safety === true,
     };
     const allTags = [...tags, ...(unreadable.size > 0 ? ["incomplete"] : []), ...(extra.safety ? ["safety"] : [])];
-    const checkpoint = await this.session.checkpoint(state, {
+    const checkpoint = await (extra.into ?? this.session).checkpoint(state, {
       message: message || (extra.safety ? "before restore" : "snapshot"),
       tags: allTags,
       trigger: extra.external ? "external-changes" : extra.safety ? "pre-restore" : "files",
@@ -349,6 +370,7 @@ export class Workspace {
         ...(extra.changes && { changed: countChanges(extra.changes) }),
       },
     });
+    if (extra.into) return checkpoint; // not HEAD: the next status and snapshot compare against HEAD's tree
     // The next status and snapshot compare against this tree: keep it beside the store
     // (unless the copy there is of this very tree already).
     if (!(extra.base?.cached && extra.base.checkpoint.filesRoot === root)) writeTreeCache(this.#treeCachePath, root, tree);
@@ -357,24 +379,36 @@ export class Workspace {
   }
 
   /** Prunes old snapshots once there are more than the retention keeps (the newest always stays). */
-  async #applyRetention(): Promise<void> {
+  async #applyRetention(session: Session): Promise<void> {
     if (this.#retention === false) return;
-    const count = await this.session.count();
+    const count = await session.count();
     if (count <= this.#retention.keepLast) return;
-    await this.session.prune({ keepLast: this.#retention.keepLast, keepDays: this.#retention.keepDays });
+    await session.prune({ keepLast: this.#retention.keepLast, keepDays: this.#retention.keepDays });
   }
 
-  /** The tree a ref names: a snapshot of the workspace session, or "working" for the files on disk. */
+  /**
+   * The tree a ref names: a snapshot of the workspace session, or "working" for the files on
+   * disk. A ref that names none of them may name a safety snapshot of a partial restore (by
+   * the id the restore printed), kept in the session beside this one.
+   */
   async treeOf(ref: string): Promise<{ tree: Tree; checkpoint: Checkpoint | null }> {
     if (ref === "working") return { tree: (await this.#scan(false)).tree, checkpoint: null };
-    const cp = await this.session.get(ref).catch((e: unknown) => {
-      if (e instanceof ForgeError && e.code === "CHECKPOINT_NOT_FOUND") {
-        throw new ForgeError("CHECKPOINT_NOT_FOUND", e.message, { hint: "`forge files log` lists the snapshots" });
-      }
-      throw e;
+    const cp = await this.session.get(ref).catch(async (e: unknown) => {
+      if (!(e instanceof ForgeError && e.code === "CHECKPOINT_NOT_FOUND")) throw e;
+      const safety = await this.#safetySnapshot(ref);
+      if (safety) return safety;
+      throw new ForgeError("CHECKPOINT_NOT_FOUND", e.message, { hint: "`forge files log` lists the snapshots", cause: e });
     });
     if (cp.filesRoot === null) throw new InvalidArgumentError(`checkpoint ${cp.id} carries no files snapshot`);
     return { tree: (await this.#readTree(cp.filesRoot)).tree, checkpoint: cp };
+  }
+
+  /** A partial restore's safety snapshot by the id (or a prefix of it) that the restore printed. */
+  async #safetySnapshot(ref: string): Promise<Checkpoint | undefined> {
+    // Only an id: "#3", "HEAD~1" and the like name places on this workspace's own timeline.
+    if (!/^[0-9A-Za-z]{8,}$/.test(ref)) return undefined;
+    const session = await this.#store.getSession(this.safetySession).catch(unless("SESSION_NOT_FOUND"));
+    return session && (await session.get(ref).catch(unless("CHECKPOINT_NOT_FOUND")));
   }
 
   /** The changes between two trees (default: the last snapshot and the files on disk), optionally only under `paths`. */
@@ -396,12 +430,18 @@ export class Workspace {
   }
 
   /**
-   * Brings the files (or only `paths`) back to a snapshot. First snapshots the current
-   * state (so the restore can itself be undone), then rewrites changed files atomically
-   * (temp file + rename), removes files that did not exist then, restores modes and
-   * symlinks, and records the result as a snapshot. Ignored files are never touched, too
-   * large and unreadable files are left alone, and nothing is ever written outside the root:
-   * unsafe names and symlinks pointing outside are refused before anything is written.
+   * Brings the files (or only `paths`) back to a snapshot. Rewrites changed files atomically
+   * (temp file + rename), removes files that did not exist then, restores modes and symlinks.
+   * Ignored files are never touched, too large and unreadable files are left alone, and
+   * nothing is ever written outside the root: unsafe names and symlinks pointing outside are
+   * refused before anything is written.
+   *
+   * The whole tree: the current state is snapshotted first (so the restore can be undone) and
+   * the result is recorded as a snapshot — HEAD moves to it. Only `paths` (each of which the
+   * snapshot must hold): HEAD stays where it is, and the restore shows in `status` until the
+   * next snapshot. If the paths hold changes since HEAD, the current state is first kept as a
+   * safety snapshot in the session beside this one (`safetySession`), off HEAD's timeline;
+   * if they hold none, HEAD itself undoes the restore.
    */
   async restore(ref: string, options: { paths?: readonly string[]; dryRun?: boolean } = {}): Promise<RestoreReport> {
     const target = await this.treeOf(ref);
@@ -416,32 +456,74 @@ export class Workspace {
     return this.#restoreTree((await this.#readTree(checkpoint.filesRoot)).tree, checkpoint, options);
   }
 
+  /** The session holding the safety snapshots of partial restores: "<this session>/safety". */
+  get safetySession(): string {
+    return `${this.session.name}/safety`;
+  }
+
   async #restoreTree(targetTree: Tree, checkpoint: Checkpoint, options: { paths?: readonly string[]; dryRun?: boolean }): Promise<RestoreReport> {
+    const paths = relativePaths(this.root, options.paths ?? []);
+    const partial = paths.length > 0;
+    const holds = (tree: Tree, p: string) => p === "" || tree.files.has(p) || tree.dirs.has(p);
+    const missing = paths.filter((p) => !holds(targetTree, p));
+    if (missing.length > 0) {
+      throw new ForgeError("NOT_FOUND", `snapshot #${checkpoint.seq} ${checkpoint.id.slice(0, 10)} holds no ${missing.map((p) => `"${p}"`).join(", ")}`, {
+        hint: `paths are relative to the workspace ${this.root}; \`forge files diff ${checkpoint.id.slice(0, 10)} --stat\` shows how the files differ from it; nothing was changed`,
+        data: { paths: missing, snapshot: checkpoint.id },
+      });
+    }
     const scanned = await this.#scan(false);
-    const input = {
-      root: this.root,
-      target: targetTree,
-      current: scanned.tree,
-      filter: pathFilter(this.root, options.paths),
-      extraIgnores: this.#extraIgnores,
-    };
+    const filter = pathFilter(this.root, paths);
+    const input = { root: this.root, target: targetTree, current: scanned.tree, filter, extraIgnores: this.#extraIgnores };
     const plan = planRestore(input);
     const deleted = [...plan.deletes];
-    if (options.dryRun) return { safety: null, restored: null, written: plan.writes.map(([p]) => p), deleted, skipped: [...plan.skipped], dryRun: true };
-    // The walk above is the safety snapshot's: the files have not been touched since.
-    const safety = ((await this.#snapshotLoop(`before restoring ${checkpoint.id.slice(0, 10)}`, { safety: true }, false, scanned)) as SnapshotResult).snapshot;
+    const report = { deleted, dryRun: false };
+    if (options.dryRun)
+      return { ...report, safety: null, restored: null, undo: null, written: plan.writes.map(([p]) => p), skipped: [...plan.skipped], dryRun: true };
+    const label = `${checkpoint.id.slice(0, 10)}${partial ? ` (${paths.map((p) => p || ".").join(", ")})` : ""}`;
+    if (partial && plan.writes.length === 0 && deleted.length === 0)
+      return { ...report, safety: null, restored: null, undo: null, written: [], skipped: [...plan.skipped] };
+    const base = partial ? await this.#base() : null;
+    // What undoes a partial restore: HEAD, if the paths are as it has them; else the state
+    // before, kept off HEAD's timeline. The walk above is its snapshot: nothing was touched since.
+    const safety =
+      !partial || base === null || changedUnder(base.tree, scanned.tree, filter)
+        ? (
+            (await this.#snapshotLoop(
+              `before restoring ${label}`,
+              { safety: true, ...(partial && { into: await this.#safetySessionObject() }) },
+              false,
+              scanned,
+            )) as SnapshotResult
+          ).snapshot
+        : null;
     // The files change under this object now: no walk limited to a hint until it has walked them all again.
     this.#lastWalk = null;
     this.#lastWalkNo = ++this.#walks;
     const applied = await applyRestore({ ...input, plan, read: (hash) => readFileObject(this.#objects, hash) });
+    const skipped = [...plan.skipped, ...applied.skipped];
+    if (partial) {
+      // The restore is the caller's own change, not one made outside the agent.
+      await this.endEdit([...applied.written, ...deleted]);
+      const undo = (safety ?? base?.checkpoint) as Checkpoint;
+      const before = safety ? scanned.tree : (base as { tree: Tree }).tree;
+      return {
+        ...report,
+        safety,
+        restored: null,
+        written: applied.written,
+        skipped,
+        undo: { snapshot: undo, paths: paths.filter((p) => holds(before, p)), created: paths.filter((p) => !holds(before, p)) },
+      };
+    }
     // The restore is the agent's own change: its snapshot has no unknown changes.
-    const restored = (
-      await this.snapshot(`restored ${checkpoint.id.slice(0, 10)}${options.paths?.length ? ` (${options.paths.join(", ")})` : ""}`, {
-        trusted: true,
-        tags: ["restore"],
-      })
-    ).snapshot;
-    return { safety, restored, written: applied.written, deleted, skipped: [...plan.skipped, ...applied.skipped], dryRun: false };
+    const restored = (await this.snapshot(`restored ${label}`, { trusted: true, tags: ["restore"] })).snapshot;
+    return { ...report, safety, restored, written: applied.written, skipped, undo: safety && { snapshot: safety, paths: [], created: [] } };
+  }
+
+  /** The session of partial restores' safety snapshots, created when first needed. */
+  #safetySessionObject(): Promise<Session> {
+    return this.#store.session(this.safetySession, { kind: "workspace" });
   }
 
   /** Snapshots, newest first, with what each added to the store. */
@@ -483,6 +565,25 @@ export class Workspace {
       .join("/");
   }
 }
+
+/** Whether the files under the paths `filter` covers differ between two trees (content, type, mode, or being there at all). */
+function changedUnder(a: Tree, b: Tree, filter: (path: string) => boolean): boolean {
+  for (const [path, f] of b.files) {
+    if (!filter(path)) continue;
+    const was = a.files.get(path);
+    if (was === undefined || fileKey(was) !== fileKey(f) || was.mode !== f.mode) return true;
+  }
+  for (const path of a.files.keys()) if (filter(path) && !b.files.has(path)) return true;
+  return false;
+}
+
+/** A rejection handler that turns the one expected "not found" into undefined and passes every other error on. */
+const unless =
+  (code: ForgeError["code"]) =>
+  (e: unknown): undefined => {
+    if (e instanceof ForgeError && e.code === code) return undefined;
+    throw e;
+  };
 
 /** Files over the size limit, in walk order. */
 function tooLarge(tree: Tree): string[] {

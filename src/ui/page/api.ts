@@ -1,5 +1,5 @@
-// The page's side of the HTTP API: fetch with the token (if the server needs one), JSON in
-// and out, and the shapes the server sends: the results of Forge's operations (src/operations/).
+// The page's side of the HTTP API: fetch with the token every API call needs, JSON in and
+// out, and the shapes the server sends: the results of Forge's operations (src/operations/).
 
 export interface SessionSummary {
   name: string;
@@ -105,7 +105,7 @@ export class ApiError extends Error {
 
 const TOKEN_KEY = "forge-token";
 
-/** The token from the URL the server printed (kept for this tab, then dropped from the address bar). */
+/** The token from the URL `forge ui` printed (kept for this tab, so a reload works, then dropped from the address bar). */
 export function token(): string | null {
   const params = new URLSearchParams(location.search);
   const fromUrl = params.get("token");
