@@ -4,6 +4,7 @@
 // clients that read only text. A failure is a tool error with Forge's message; the server
 // itself never fails because a call did.
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { jsonText } from "../core/json-text.js";
 import type { CallToolResult, ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
 import { z } from "zod";
 import type { OperationContext } from "../operations/context.js";
@@ -30,7 +31,7 @@ export function registerOperation(server: McpServer, ctx: OperationContext, op: 
       try {
         const result = await op.run(ctx, args);
         return {
-          content: [{ type: "text", text: op.text?.(result) ?? JSON.stringify(result, null, 2) }],
+          content: [{ type: "text", text: op.text?.(result) ?? jsonText(result, 2) }],
           structuredContent: result as Record<string, unknown>,
         };
       } catch (e) {

@@ -2,6 +2,7 @@
 // travel, the reasoning board and workspace snapshots as tools, and the current brief and
 // timeline as resources, instead of shelling out to the CLI and parsing its text.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { jsonText } from "../core/json-text.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { VERSION } from "../cli/version.js";
@@ -46,7 +47,7 @@ export function createMcpServer(options: ContextOptions = {}): { server: McpServ
     async (uri) => {
       try {
         const data = await timelineOperation.run(context, {});
-        return { contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify(data, null, 2) }] };
+        return { contents: [{ uri: uri.href, mimeType: "application/json", text: jsonText(data, 2) }] };
       } catch (e) {
         throw new Error(errorText(e));
       }

@@ -6,6 +6,7 @@ import { CorruptObjectError, ForgeError } from "../core/errors.js";
 import type { Hash } from "./hash.js";
 import { jsonShape, JsonShapeError } from "./json-shape.js";
 import type { PathKey } from "./node.js";
+import { formatPath } from "./value-memo.js";
 
 const MiB = 1024 * 1024;
 
@@ -137,12 +138,6 @@ function mostKeys(value: unknown): PathKey[] {
   };
   walk(value, []);
   return best;
-}
-
-function formatPath(path: readonly PathKey[]): string {
-  let p = "$";
-  for (const k of path) p += typeof k === "number" ? `[${k}]` : /^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`;
-  return p;
 }
 
 /** An object bigger than a limit: reported as corrupt by readers of untrusted bytes, and named. */

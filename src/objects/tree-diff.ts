@@ -7,6 +7,7 @@ import type { Hash } from "./hash.js";
 import { placeChildren, type PathKey, type TreeNode } from "./node.js";
 import { setOwn } from "../core/own.js";
 import { assemble, type ObjectStore } from "./object-store.js";
+import { ELIDED, elided } from "./value-memo.js";
 
 // jsdiff takes ~40 ms to load; only a compare of two arrays of different lengths needs it.
 let jsdiff: typeof Diff | undefined;
@@ -195,8 +196,10 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 export function formatPath(path: readonly PathKey[]): string {
   if (path.length === 0) return "(root)";
   let s = "";
-  for (const k of path) {
-    if (typeof k === "number") s += `[${k}]`;
+  const steps = elided(path);
+  for (const k of steps) {
+    if (k === ELIDED) s += `…(${path.length - steps.length + 1} levels)…`;
+    else if (typeof k === "number") s += `[${k}]`;
     else if (/^[A-Za-z_$][\w$-]*$/.test(k)) s += (s === "" ? "" : ".") + k;
     else s += `[${JSON.stringify(k)}]`;
   }

@@ -25,12 +25,14 @@ import {
   TRUE,
   TWO_32,
   checkPrototype,
+  cutPoints,
   enc,
   findBad,
   fnv1a,
   formatPath,
   indexKeys,
   internKeys,
+  objectFault,
   ownOnly,
   prefixed,
   quoteKey,
@@ -66,16 +68,37 @@ export const DEFAULT_TREE_PARAMS: TreeParams = Object.freeze({
   maxFanout: 64,
 });
 
+/**
+ * How many levels one encoding call may recurse through before a deep state is encoded from
+ * the bottom up (two stack frames a level; Node's default stack holds a few thousand).
+ */
+const DEEP_STEP = 256;
+
 /** One encoding pass; not reusable. */
 class Encoder {
   readonly #p: TreeParams;
   readonly #known: ReadonlySet<Hash>;
   readonly fresh = new Map<Hash, Buffer>();
   hashed = 0;
+  /** Containers encoded ahead, deepest first, when the state nests too deeply to recurse through. */
+  #ahead: Map<object, Memo> | undefined;
 
   constructor(params: TreeParams, known: ReadonlySet<Hash>) {
     this.#p = params;
     this.#known = known;
+  }
+
+  /**
+   * For a state that nests deeper than the stack allows (JSON.parse builds them without
+   * limit): encodes every container whose height is a multiple of DEEP_STEP first, lowest
+   * first, so no encoding later recurses more than DEEP_STEP levels. Their old memos are
+   * not consulted, which costs time on such states only; the hashes are the same.
+   */
+  encodeAhead(value: unknown): void {
+    const found = cutPoints(value, DEEP_STEP);
+    if ("fault" in found) throw new BadValue(found.fault.why);
+    this.#ahead = new Map();
+    for (const o of found.cuts) this.#ahead.set(o, this.#container(o, undefined));
   }
 
   encodeRoot(value: unknown, old: TreeMemo | undefined, unchanged?: ReadonlySet<string>): TreeMemo {
@@ -104,6 +127,8 @@ class Encoder {
 
   /** The memo of an object or array, the old one itself when nothing in it changed. */
   #container(v: object, old: Kid | undefined): Memo {
+    const ahead = this.#ahead?.get(v);
+    if (ahead !== undefined) return ahead;
     const memo = old !== null && typeof old === "object" ? old : undefined;
     return Array.isArray(v) ? this.#array(v, memo?.isArray === true ? memo : undefined) : this.#object(v, memo?.isArray === false ? memo : undefined);
   }
@@ -115,7 +140,7 @@ class Encoder {
         return text.length > this.#p.splitBytes ? this.#split(text, NO_REFS, text.length) : enc(text, NO_REFS, text.length);
       }
       case "number": {
-        if (!Number.isFinite(v)) throw new BadValue(`is ${v}, which JSON cannot hold`);
+        if (!Number.isFinite(v)) throw new BadValue();
         const text = JSON.stringify(v);
         return enc(text, NO_REFS, text.length);
       }
@@ -124,7 +149,7 @@ class Encoder {
       case "object":
         return NULL;
       default:
-        throw new BadValue(`is ${v === undefined ? "undefined" : `a ${typeof v}`}, which JSON cannot hold`);
+        throw new BadValue();
     }
   }
 
@@ -134,10 +159,7 @@ class Encoder {
   /** `unchanged` (root only): keys whose values the caller vouches are the memo's, taken without a walk. */
   #object(o: object, old: Memo | undefined, unchanged?: ReadonlySet<string>): Memo {
     const proto: unknown = Object.getPrototypeOf(o);
-    if (proto !== Object.prototype && proto !== null) {
-      const name = (o as { constructor?: { name?: string } }).constructor?.name ?? "object";
-      throw new BadValue(`is ${/^[AEIOU]/i.test(name) ? "an" : "a"} ${name}, not a plain object`);
-    }
+    if (proto !== Object.prototype && proto !== null) throw new BadValue(objectFault(o));
     const rec = o as Record<string, unknown>;
     const oldKeys = old === undefined ? EMPTY_KEYS : (old.keys as readonly string[]);
     const oldKids = old === undefined ? EMPTY_KIDS : old.kids;
@@ -236,7 +258,7 @@ class Encoder {
       } else if (val === oldKid && i < oldN) {
         kid = oldKid as Kid;
       } else {
-        if (val === undefined && !(i in a)) throw new BadValue("is a hole in a sparse array");
+        if (val === undefined && !(i in a)) throw new BadValue();
         kid = val as Primitive;
         e = this.#primitive(val);
       }
@@ -426,18 +448,55 @@ export function encodeTree(
   params: TreeParams = DEFAULT_TREE_PARAMS,
   hint?: UnchangedHint,
 ): EncodedTree {
+  return encode(value, known, memo, params, hint, false);
+}
+
+/**
+ * What encodeTree does for a state that nests deeper than the stack: encodes it from the
+ * bottom up. The tree is the same either way (the tests hold it to that), so it is only
+ * worth calling directly to check exactly that.
+ */
+export function encodeTreeBottomUp(value: unknown, known: ReadonlySet<Hash>, memo?: TreeMemo, params: TreeParams = DEFAULT_TREE_PARAMS): EncodedTree {
+  return encode(value, known, memo, params, undefined, true);
+}
+
+function encode(
+  value: unknown,
+  known: ReadonlySet<Hash>,
+  memo: TreeMemo | undefined,
+  params: TreeParams,
+  hint: UnchangedHint | undefined,
+  bottomUp: boolean,
+): EncodedTree {
   checkPrototype();
-  const encoder = new Encoder(params, known);
+  // The hint holds only for the state it was given against: the memo's own.
+  const unchanged = hint !== undefined && memo !== undefined && memo.rootHash === hint.since ? hint.keys : undefined;
+  const pass = (deep: boolean): [Encoder, TreeMemo] => {
+    const encoder = new Encoder(params, known);
+    if (deep) encoder.encodeAhead(value);
+    return [encoder, encoder.encodeRoot(value, memo, unchanged)];
+  };
+  let encoder: Encoder;
   let next: TreeMemo;
   try {
-    // The hint holds only for the state it was given against: the memo's own.
-    next = encoder.encodeRoot(value, memo, hint !== undefined && memo !== undefined && memo.rootHash === hint.since ? hint.keys : undefined);
-  } catch (err) {
-    if (err instanceof BadValue) throw new InvalidStateError(formatPath(findBad(value) ?? []), err.why);
-    if (err instanceof RangeError && /call stack/i.test(err.message)) {
-      throw new InvalidStateError("$", "is nested too deeply to encode (thousands of levels)");
+    try {
+      [encoder, next] = pass(bottomUp);
+    } catch (err) {
+      // A state deeper than the stack: once more, from the bottom up (rare, so the hot path stays recursive).
+      if (bottomUp || !isStackOverflow(err)) throw err;
+      [encoder, next] = pass(true);
     }
+  } catch (err) {
+    if (err instanceof BadValue) {
+      const bad = findBad(value);
+      throw new InvalidStateError(formatPath(bad?.path ?? []), bad?.why ?? err.message);
+    }
+    if (isStackOverflow(err)) throw new InvalidStateError("$", "is nested too deeply for the stack left to encode it");
     throw err;
   }
   return { root: next.rootHash, fresh: encoder.fresh, logicalBytes: next.rootEnc.len, memo: next, hashed: encoder.hashed };
+}
+
+function isStackOverflow(err: unknown): boolean {
+  return err instanceof RangeError && /call stack/i.test(err.message);
 }

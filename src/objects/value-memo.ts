@@ -17,38 +17,119 @@ export function enc(text: string, refs: readonly JsonRef[], len: number): Enc {
   return { text, refs, len };
 }
 
-/** A value that is not plain JSON; where it is, findBad works out once the encoder has stopped. */
-export class BadValue extends Error {
-  constructor(readonly why: string) {
-    super(why);
+/** A value that is not plain JSON; where it is and why, findBad works out once the encoder has stopped. */
+export class BadValue extends Error {}
+
+/** Why a primitive (or a function, symbol…) cannot be JSON, or undefined when it can. */
+export function primitiveFault(v: unknown): string | undefined {
+  switch (typeof v) {
+    case "string":
+    case "boolean":
+      return undefined;
+    case "number":
+      return Number.isFinite(v) ? undefined : `is ${v}, which JSON cannot hold`;
+    case "object":
+      return v === null ? undefined : "is an object";
+    default:
+      return `is ${v === undefined ? "undefined" : `a ${typeof v}`}, which JSON cannot hold`;
   }
 }
 
+/** Why an object is not a plain one (a Date, a Map, a class instance), or undefined when it is. */
+export function objectFault(o: object): string | undefined {
+  const proto: unknown = Object.getPrototypeOf(o);
+  if (proto === Object.prototype || proto === null) return undefined;
+  const name = (o as { constructor?: { name?: string } }).constructor?.name ?? "object";
+  return `is ${/^[AEIOU]/i.test(name) ? "an" : "a"} ${name}, not a plain object`;
+}
+
+/** One container being walked: its entries (keys or indexes) and how far the walk has gone. */
+interface WalkFrame {
+  readonly value: object;
+  readonly keys: readonly PathKey[];
+  i: number;
+  height: number;
+}
+
+function entriesOf(v: object): PathKey[] {
+  if (!Array.isArray(v)) return Object.keys(v).filter((k) => (v as Record<string, unknown>)[k] !== undefined);
+  const out = new Array<number>(v.length);
+  for (let i = 0; i < v.length; i++) out[i] = i;
+  return out;
+}
+
 /**
- * The path to the first value, in the encoder's order, that is not plain JSON. The encoder
- * stops at that same value (the parts it skips were valid when first encoded), so its
- * hot loops need not track paths.
+ * Walks every container in `value` depth-first, in the encoder's order, with its own stack
+ * (a state may nest as deeply as JSON.parse allows). `leave` sees each container once, after
+ * its children, with its height (1 + the highest child container); a container met again
+ * (the same object under two keys) is not walked twice. Returns the first fault: a value JSON
+ * cannot hold, a hole in an array, or a container inside itself.
  */
-export function findBad(v: unknown, path: PathKey[] = []): PathKey[] | undefined {
-  if (typeof v === "object" && v !== null) {
-    const proto: unknown = Object.getPrototypeOf(v);
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        const inner = !(i in v) ? [...path, i] : findBad(v[i], [...path, i]);
-        if (inner) return inner;
-      }
-      return undefined;
+function walk(value: unknown, leave?: (o: object, height: number) => void): { path: PathKey[]; why: string } | undefined {
+  const rootFault = typeof value === "object" && value !== null ? objectFaultOf(value) : primitiveFault(value);
+  if (rootFault !== undefined) return { path: [], why: rootFault };
+  if (typeof value !== "object" || value === null) return undefined;
+  const done = new Map<object, number>();
+  const stack: WalkFrame[] = [{ value, keys: entriesOf(value), i: 0, height: 1 }];
+  const onPath = new Set<object>([value]);
+  const here = (k: PathKey) => [...stack.map((f) => f.keys[f.i - 1] as PathKey).slice(0, -1), k];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1] as WalkFrame;
+    if (top.i === top.keys.length) {
+      stack.pop();
+      onPath.delete(top.value);
+      done.set(top.value, top.height);
+      leave?.(top.value, top.height);
+      const parent = stack[stack.length - 1];
+      if (parent !== undefined) parent.height = Math.max(parent.height, top.height + 1);
+      continue;
     }
-    if (proto !== Object.prototype && proto !== null) return path;
-    for (const k of Object.keys(v)) {
-      const x = (v as Record<string, unknown>)[k];
-      if (x === undefined) continue;
-      const inner = findBad(x, [...path, k]);
-      if (inner) return inner;
+    const k = top.keys[top.i++] as PathKey;
+    if (typeof k === "number" && !(k in top.value)) return { path: here(k), why: "is a hole in a sparse array" };
+    const v = (top.value as Record<PathKey, unknown>)[k];
+    if (typeof v !== "object" || v === null) {
+      const why = primitiveFault(v);
+      if (why !== undefined) return { path: here(k), why };
+      continue;
     }
-    return undefined;
+    if (onPath.has(v)) return { path: here(k), why: "contains itself (a cycle), which JSON cannot hold" };
+    const seen = done.get(v);
+    if (seen !== undefined) {
+      top.height = Math.max(top.height, seen + 1);
+      continue;
+    }
+    const why = objectFaultOf(v);
+    if (why !== undefined) return { path: here(k), why };
+    onPath.add(v);
+    stack.push({ value: v, keys: entriesOf(v), i: 0, height: 1 });
   }
-  return v === null || typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v)) ? undefined : path;
+  return undefined;
+}
+
+function objectFaultOf(v: object): string | undefined {
+  return Array.isArray(v) ? undefined : objectFault(v);
+}
+
+/**
+ * The first value, in the encoder's order, that is not plain JSON: its path and why. The
+ * encoder stops at that same value (the parts it skips were valid when first encoded), so
+ * its hot loops need not track paths.
+ */
+export function findBad(v: unknown): { path: PathKey[]; why: string } | undefined {
+  return walk(v);
+}
+
+/**
+ * The containers of a state (valid JSON, else the fault) whose height is a multiple of
+ * `step`, lowest first: encoded in that order, no encoding recurses more than `step` levels.
+ */
+export function cutPoints(v: unknown, step: number): { cuts: object[] } | { fault: { path: PathKey[]; why: string } } {
+  const cuts: [object, number][] = [];
+  const fault = walk(v, (o, height) => {
+    if (height % step === 0) cuts.push([o, height]);
+  });
+  if (fault !== undefined) return { fault };
+  return { cuts: cuts.sort((a, b) => a[1] - b[1]).map(([o]) => o) };
 }
 
 export type Primitive = string | number | boolean | null;
@@ -168,8 +249,23 @@ export const NULL: Enc = Object.freeze({ text: "null", refs: NO_REFS, len: 4 });
 /** `$.hypotheses[3].evidence`: where a bad value sits, for error messages. */
 export function formatPath(path: readonly PathKey[]): string {
   let p = "$";
-  for (const k of path) p += typeof k === "number" ? `[${k}]` : /^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`;
+  for (const k of elided(path)) p += k === ELIDED ? `…(${path.length - PATH_HEAD - PATH_TAIL} levels)…` : pathStep(k);
   return p;
+}
+
+/** One step of a path as JavaScript would write it: `.name`, `[3]` or `["odd key"]`. */
+function pathStep(k: PathKey): string {
+  return typeof k === "number" ? `[${k}]` : /^[A-Za-z_$][\w$]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`;
+}
+
+const PATH_HEAD = 12;
+const PATH_TAIL = 6;
+/** Where a path too long to read is cut short. */
+export const ELIDED: unique symbol = Symbol("elided");
+
+/** The path, or for one thousands of levels deep its first and last steps around ELIDED. */
+export function elided(path: readonly PathKey[]): readonly (PathKey | typeof ELIDED)[] {
+  return path.length <= PATH_HEAD + PATH_TAIL + 2 ? path : [...path.slice(0, PATH_HEAD), ELIDED, ...path.slice(-PATH_TAIL)];
 }
 
 export function indexKeys(keys: readonly string[]): Map<string, number> {

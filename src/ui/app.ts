@@ -1,10 +1,11 @@
 // `forge ui`'s HTTP side (Hono): a JSON API over the library, the built page, and the
 // safety rules. Every request passes `guard` first:
 //  - the Host header must name this server (no DNS rebinding into a loopback server);
-//  - off loopback, every request needs the token (Authorization: Bearer, or ?token= for
-//    the first page load and EventSource, which cannot set headers);
-//  - state-changing calls are POST with a JSON body, and a request from another origin
-//    (Origin or Sec-Fetch-Site says so) is refused.
+//  - everything but the page's own three files needs the token (Authorization: Bearer, or
+//    ?token= on a GET for EventSource, which cannot set headers), on loopback too: any local
+//    process can reach a loopback port;
+//  - state-changing calls are POST with a JSON body and an Origin header naming this server
+//    (a request without one, or from another origin, is refused).
 // Inputs are checked with zod schemas; session names and refs go to the library (which
 // validates them again) and never to the file system; static files come from a fixed list.
 import { timingSafeEqual } from "node:crypto";
@@ -23,10 +24,11 @@ import { OperationContext } from "../operations/context.js";
 import type { InputOf, Operation, Shape } from "../operations/operation.js";
 import { sessionListOperation } from "../operations/store/store.js";
 import type { Store } from "../timeline/store.js";
+import { jsonText } from "../core/json-text.js";
 
 export interface AppOptions {
-  /** Required on every request when set (any non-loopback bind sets one). */
-  readonly token?: string;
+  /** Required on every request but those for the page's own files. */
+  readonly token: string;
   /** Host header values this server answers to, e.g. "127.0.0.1:4500"; "*" for any (a token-guarded bind). */
   readonly allowedHosts: readonly string[];
   /** How often the event stream looks for new checkpoints (default 1000 ms). */
@@ -87,21 +89,21 @@ export function createApp(store: Store, options: AppOptions): Hono {
   const ctx = new OperationContext({ store });
   const call = <S extends Shape, R>(op: Operation<S, R>, raw: Record<string, unknown>): Promise<R> => op.run(ctx, parseInput(op, raw));
 
-  app.get("/api/sessions", async (c) => c.json(await call(sessionListOperation, {})));
+  app.get("/api/sessions", async (c) => sendJson(c, await call(sessionListOperation, {})));
 
-  app.get("/api/sessions/:name", async (c) => c.json(await call(sessionShowOperation, { session: c.req.param("name") })));
+  app.get("/api/sessions/:name", async (c) => sendJson(c, await call(sessionShowOperation, { session: c.req.param("name") })));
 
   app.get("/api/sessions/:name/checkpoints/:ref", async (c) =>
-    c.json(await call(checkpointViewOperation, { session: c.req.param("name"), ref: c.req.param("ref") })),
+    sendJson(c, await call(checkpointViewOperation, { session: c.req.param("name"), ref: c.req.param("ref") })),
   );
 
   app.get("/api/sessions/:name/compare", async (c) =>
-    c.json(await call(compareOperation, { session: c.req.param("name"), from: c.req.query("from"), to: c.req.query("to"), patches: true })),
+    sendJson(c, await call(compareOperation, { session: c.req.param("name"), from: c.req.query("from"), to: c.req.query("to"), patches: true })),
   );
 
   app.get("/api/sessions/:name/restore-plan", async (c) => {
     const linear = c.req.query("linear") === "1" || c.req.query("linear") === "true";
-    return c.json(await call(restorePlanOperation, { session: c.req.param("name"), ref: c.req.query("ref"), discardFuture: linear }));
+    return sendJson(c, await call(restorePlanOperation, { session: c.req.param("name"), ref: c.req.query("ref"), discardFuture: linear }));
   });
 
   app.post("/api/sessions/:name/restore", async (c) => {
@@ -112,13 +114,13 @@ export function createApp(store: Store, options: AppOptions): Hono {
       throw new ForgeError("INVALID_ARGUMENT", `the page does not restore this kind of session`, {
         hint: "restore files with `forge files restore REF` in the workspace",
       });
-    return c.json(await call(restoreOperation, { session, ref: body.ref, discardFuture: body.linear }));
+    return sendJson(c, await call(restoreOperation, { session, ref: body.ref, discardFuture: body.linear }));
   });
 
   // A conversation's own writes: the body is the operation's input, the session is the URL's.
-  app.post("/api/sessions/:name/messages", async (c) => c.json(await call(chatAppendOperation, await sessionBody(c))));
+  app.post("/api/sessions/:name/messages", async (c) => sendJson(c, await call(chatAppendOperation, await sessionBody(c))));
 
-  app.post("/api/sessions/:name/save", async (c) => c.json(await call(chatSaveOperation, await sessionBody(c))));
+  app.post("/api/sessions/:name/save", async (c) => sendJson(c, await call(chatSaveOperation, await sessionBody(c))));
 
   // Server-sent events: "change" whenever a checkpoint is added or removed anywhere, or a
   // session's working state moves, so the page follows other processes' work.
@@ -162,20 +164,32 @@ interface Refusal {
   readonly message: string;
 }
 
+/** A result as JSON, however deeply its state nests (c.json is JSON.stringify, which runs out of stack). */
+function sendJson(c: Context, value: unknown): Response {
+  return c.body(jsonText(value), 200, { "content-type": "application/json; charset=UTF-8" });
+}
+
 function guard(c: Context, options: AppOptions): Refusal | null {
-  const host = c.req.header("host") ?? "";
-  if (!options.allowedHosts.includes("*") && !options.allowedHosts.includes(host.toLowerCase())) {
+  const host = (c.req.header("host") ?? "").toLowerCase();
+  if (!options.allowedHosts.includes("*") && !options.allowedHosts.includes(host)) {
     return { status: 403, code: "FORBIDDEN_HOST", message: `this server does not answer to host "${host}"` };
   }
-  if (options.token !== undefined) {
+  const read = c.req.method === "GET" || c.req.method === "HEAD";
+  // The page and its assets: the same bytes as in the package, no data from the store. A
+  // browser fetches them without the token (a <script> sends no header; a reload no longer
+  // has ?token= in the address), so they need none; everything they load does.
+  if (!(read && Object.hasOwn(ASSETS, c.req.path))) {
     const auth = c.req.header("authorization") ?? "";
-    const given = auth.startsWith("Bearer ") ? auth.slice(7) : (c.req.query("token") ?? "");
+    // ?token= on reads only (EventSource cannot send a header); a write carries it in its header.
+    const given = auth.startsWith("Bearer ") ? auth.slice(7) : read ? (c.req.query("token") ?? "") : "";
     if (!sameSecret(given, options.token)) return { status: 401, code: "UNAUTHORIZED", message: "a token is required: open the URL `forge ui` printed" };
   }
-  if (c.req.method !== "GET" && c.req.method !== "HEAD") {
+  if (!read) {
     if (c.req.method !== "POST") return { status: 400, code: "BAD_METHOD", message: `${c.req.method} is not used here` };
+    // Browsers send Origin with every POST; a request without one is not from the page.
     const origin = c.req.header("origin");
-    if (origin !== undefined && origin !== `http://${host}`) return { status: 403, code: "CROSS_ORIGIN", message: `requests from ${origin} are refused` };
+    if (origin === undefined) return { status: 403, code: "CROSS_ORIGIN", message: "a request without an Origin header is refused" };
+    if (origin.toLowerCase() !== `http://${host}`) return { status: 403, code: "CROSS_ORIGIN", message: `requests from ${origin} are refused` };
     if (c.req.header("sec-fetch-site") === "cross-site") return { status: 403, code: "CROSS_ORIGIN", message: "cross-site requests are refused" };
     if (!(c.req.header("content-type") ?? "").toLowerCase().startsWith("application/json")) {
       return { status: 415, code: "BAD_CONTENT_TYPE", message: "send a JSON body (Content-Type: application/json)" };
