@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
-import { forge, json } from "./support/cli.js";
+import { forge, initStore, json } from "./support/cli.js";
 
 interface Cp {
   id: string;
@@ -14,8 +14,9 @@ interface Cp {
 
 let dir: string;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), "forge-cli-"));
+  await initStore(dir);
   writeFileSync(join(dir, "s1.json"), JSON.stringify({ h: [{ id: "h1", confidence: 0.6 }], notes: ["é ✓"] }));
   writeFileSync(join(dir, "s2.json"), JSON.stringify({ h: [{ id: "h1", confidence: 0.9 }], notes: ["é ✓", "two"] }));
 });
@@ -26,11 +27,12 @@ function create(message: string, file: string, ...extra: string[]): Cp {
 
 describe("forge CLI", () => {
   it("init creates .forge/forge.db and says so", () => {
-    const r = forge(dir, ["init"]);
+    const fresh = mkdtempSync(join(tmpdir(), "forge-cli-init-"));
+    const r = forge(fresh, ["init"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/Initialized empty Forge store/);
-    expect(existsSync(join(dir, ".forge", "forge.db"))).toBe(true);
-    expect(forge(dir, ["init"]).stdout).toMatch(/Reinitialized existing/);
+    expect(existsSync(join(fresh, ".forge", "forge.db"))).toBe(true);
+    expect(forge(fresh, ["init"]).stdout).toMatch(/Reinitialized existing/);
   });
 
   it("creates checkpoints with tags and lists them, filtered by tag", () => {
@@ -84,7 +86,7 @@ describe("forge CLI", () => {
 
   it("answers a time-travel query and quotes a time it cannot read", () => {
     const a = create("first", "s1.json");
-    const r = json<{ checkpoint: Cp }>(forge(dir, ["checkpoint", "at", new Date(Date.now() + 5000).toISOString(), "--json"]));
+    const r = json<{ checkpoint: Cp }>(forge(dir, ["checkpoint", "at", new Date().toISOString(), "--json"]));
     expect(r.checkpoint.id).toBe(a.id);
     const bad = forge(dir, ["checkpoint", "at", "the day the music died"]);
     expect(bad.code).toBe(1);
@@ -123,11 +125,12 @@ describe("forge CLI", () => {
     expect(noState.stderr).toMatch(/^forge: no state given/);
   });
 
-  it("exports a bundle that another store imports, and refuses a tampered one", () => {
+  it("exports a bundle that another store imports, and refuses a tampered one", async () => {
     const a = create("first", "s1.json", "--tags", "t");
     create("second", "s2.json");
     expect(forge(dir, ["checkpoint", "export", "--output", "b.bundle"]).code).toBe(0);
     const other = mkdtempSync(join(tmpdir(), "forge-cli-other-"));
+    await initStore(other);
     expect(forge(other, ["checkpoint", "import", join(dir, "b.bundle")]).code).toBe(0);
     expect(json<{ state: unknown }>(forge(other, ["checkpoint", "show", a.id, "--json"])).state).toEqual(
       JSON.parse(readFileSync(join(dir, "s1.json"), "utf8")),
@@ -137,6 +140,7 @@ describe("forge CLI", () => {
     bytes[mid] = (bytes[mid] as number) ^ 0xff;
     writeFileSync(join(dir, "t.bundle"), bytes);
     const third = mkdtempSync(join(tmpdir(), "forge-cli-third-"));
+    await initStore(third);
     const r = forge(third, ["checkpoint", "import", join(dir, "t.bundle")]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^forge: not a valid Forge bundle/);

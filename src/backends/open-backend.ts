@@ -6,7 +6,13 @@ import { SqliteBackend } from "./sqlite/sqlite-backend.js";
 
 export const STORE_URL_FORMS = "memory:, file:DIR, sqlite:PATH, postgres://USER@HOST:PORT/DB[?schema=NAME]";
 
-export async function openBackend(url: string, cwd: string = process.cwd()): Promise<Backend> {
+export interface OpenBackendOptions {
+  /** Whether a store that does not exist yet is created (else NO_STORE naming where it was looked for). */
+  readonly create?: boolean;
+}
+
+export async function openBackend(url: string, cwd: string = process.cwd(), options: OpenBackendOptions = {}): Promise<Backend> {
+  const create = options.create ?? true;
   const colon = url.indexOf(":");
   const scheme = colon < 0 ? "" : url.slice(0, colon);
   const rest = colon < 0 ? url : url.slice(colon + 1).replace(/^\/\/(?=\/)/, "");
@@ -22,15 +28,15 @@ export async function openBackend(url: string, cwd: string = process.cwd()): Pro
     }
     case "file": {
       const { FileBackend } = await import("./file/file-backend.js");
-      return FileBackend.open(path());
+      return FileBackend.open(path(), { create });
     }
     case "sqlite":
-      return SqliteBackend.open(path());
+      return SqliteBackend.open(path(), { create });
     case "postgres":
     case "postgresql": {
       // Loaded on demand: pg is not needed on the embedded default's path.
       const { PostgresBackend } = await import("./postgres/postgres-backend.js");
-      return PostgresBackend.open(url);
+      return PostgresBackend.open(url, { create });
     }
     default:
       throw invalid(url, scheme === "" ? "it has no scheme" : `"${scheme}:" is not a store kind this Forge knows`);

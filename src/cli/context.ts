@@ -1,9 +1,9 @@
 // What every command gets: the operation context its global options name (the store and
 // session, opened on first use and closed when the command ends), whether to print JSON,
 // and `call`, which runs an operation with the typed input the command built.
-import { readFileSync } from "node:fs";
 import { envFlag } from "../core/config.js";
 import { ForgeError } from "../core/errors.js";
+import { readInputFile } from "../core/files.js";
 import { OperationContext } from "../operations/context.js";
 import type { InputOf, Operation, Shape } from "../operations/operation.js";
 import { progressBar } from "./progress.js";
@@ -64,16 +64,7 @@ export class UsageError extends Error {
 /** Reads a JSON document from a file, or from standard input for "-". */
 export function readJsonInput(source: string): unknown {
   const label = source === "-" ? "standard input" : source;
-  let text: string;
-  try {
-    text = readFileSync(source === "-" ? 0 : source, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ForgeError("INVALID_ARGUMENT", `cannot read ${label}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`, {
-      hint: "pass a JSON file with --state FILE, or - to read standard input",
-      cause: e,
-    });
-  }
+  const text = readInputFile(source, "pass a JSON file with --state FILE, or - to read standard input");
   try {
     return JSON.parse(text) as unknown;
   } catch (e) {

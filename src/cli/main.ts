@@ -1,9 +1,11 @@
 // The `forge` command line: parse, call the library, render; errors become
-// `forge: <what> (<what to do>)` on stderr with exit 1, usage errors exit 2.
+// `forge: <what> (<what to do>)` on stderr (with --json, one object {code, message, hint}),
+// exit 1 for a failure and 2 for a wrong command line.
 import { Command, CommanderError } from "commander";
 import { envFlag } from "../core/config.js";
 import { isForgeError } from "../core/errors.js";
 import { UsageError } from "./context.js";
+import { guardStdout } from "./output.js";
 import { VERSION } from "./version.js";
 
 /**
@@ -74,52 +76,128 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
     .version(VERSION, "-V, --version")
     .option("--store <url>", "the store: sqlite:PATH, postgres://…, file:DIR or memory: (default: FORGE_STORE, else the nearest .forge/forge.db)")
     .option("--session <name>", 'the session to work in (default: FORGE_SESSION, else "default")')
-    .option("--json", "print JSON for scripts")
-    .showHelpAfterError("(run with --help for usage)")
-    .configureOutput({
-      outputError: (str, write) => write(`forge: ${str.replace(/^error: /, "")}`),
-    })
-    .exitOverride();
+    .option("--json", "print JSON for scripts (an error: one JSON object on stderr)")
+    .hook("preAction", (_program, action) => {
+      failing = action;
+    });
   const word = commandWord(argv);
   const wanted = MODULES.filter((m) => word !== undefined && m.names.includes(word));
   for (const m of wanted.length > 0 ? wanted : MODULES) for (const cmd of await m.load()) program.addCommand(cmd);
-  for (const sub of program.commands) applyExitOverride(sub);
+  configure(program);
   return program;
 }
 
-function applyExitOverride(cmd: Command): void {
+/** The command whose action runs, or whose command line commander refused: named in a usage error's hint. */
+let failing: Command | undefined;
+
+/**
+ * Every command alike: errors thrown to `main` (not printed by commander, so that `report`
+ * prints each kind of error one way, as JSON under --json), and help that shows the global
+ * options with each command's own.
+ */
+function configure(cmd: Command): void {
   cmd.exitOverride();
-  cmd.configureOutput({ outputError: (str, write) => write(`forge: ${str.replace(/^error: /, "")}`) });
-  cmd.showHelpAfterError("(run with --help for usage)");
-  for (const sub of cmd.commands) applyExitOverride(sub);
+  cmd.configureOutput({
+    outputError: () => {
+      failing = cmd;
+    },
+  });
+  cmd.configureHelp({ ...cmd.configureHelp(), showGlobalOptions: true });
+  for (const sub of cmd.commands) configure(sub);
 }
 
 export async function main(argv: string[]): Promise<number> {
+  guardStdout();
   try {
     const program = await buildProgram(argv);
     await program.parseAsync(argv);
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (e) {
-    return report(e);
+    return report(e, wantsJson(argv));
+  } finally {
+    failing = undefined;
   }
 }
 
-function report(e: unknown): number {
+/** Whether the command line asks for JSON: `--json` before any `--` (after which words are a command's). */
+function wantsJson(argv: readonly string[]): boolean {
+  const end = argv.indexOf("--", 2);
+  return argv.slice(2, end < 0 ? undefined : end).includes("--json");
+}
+
+/** `forge checkpoint list`: the words that run `cmd`. */
+function commandPath(cmd: Command | undefined): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd ?? null; c; c = c.parent) names.unshift(c.name());
+  return names.length > 0 ? names.join(" ") : "forge";
+}
+
+/** What went wrong, as `report` prints it: one line `forge: message (hint)`, or with --json one object. */
+interface Failure {
+  /** A ForgeError's code; USAGE for a wrong command line; INTERNAL for a bug. */
+  readonly code: string;
+  readonly message: string;
+  readonly hint: string | null;
+  readonly data?: Readonly<Record<string, unknown>>;
+  /** The exit status: 1 failure, 2 usage. */
+  readonly exit: 1 | 2;
+  /** Printed after the line (text) or as a field (JSON) under FORGE_DEBUG=1. */
+  readonly stack?: string;
+}
+
+/** Prints an error and returns the exit status: ForgeError 1, usage 2, anything else (a bug) 1. */
+function report(e: unknown, json: boolean): number {
   if (e instanceof CommanderError) {
-    // commander has printed its message already; help and version are not errors.
-    return e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help" ? 0 : 2;
+    // Help and version are not errors (help without a subcommand included).
+    if (e.code === "commander.helpDisplayed" || e.code === "commander.version" || e.code === "commander.help") return 0;
+    return print(commanderFailure(e), json);
   }
-  if (e instanceof UsageError) {
-    process.stderr.write(`forge: ${e.message} (run with --help for usage)\n`);
-    return 2;
-  }
+  return print(failure(e), json);
+}
+
+function failure(e: unknown): Failure {
+  const debug = envFlag("FORGE_DEBUG");
+  if (e instanceof UsageError) return { code: "USAGE", message: e.message, hint: `see \`${commandPath(failing)} --help\``, exit: 2 };
   if (isForgeError(e)) {
-    process.stderr.write(`forge: ${e.message}${e.hint ? ` (${e.hint})` : ""}\n`);
-    if (envFlag("FORGE_DEBUG") && e.cause) process.stderr.write(`${String((e.cause as Error).stack ?? e.cause)}\n`);
-    return 1;
+    const cause = e.cause as Error | undefined;
+    return {
+      code: e.code,
+      message: e.message,
+      hint: e.hint ?? null,
+      ...(Object.keys(e.data).length > 0 && { data: e.data }),
+      exit: 1,
+      ...(debug && cause !== undefined && { stack: String(cause.stack ?? cause) }),
+    };
   }
-  const err = e as Error;
-  process.stderr.write(`forge: internal error: ${err?.message ?? String(e)} (this is a bug; FORGE_DEBUG=1 shows the stack)\n`);
-  if (envFlag("FORGE_DEBUG")) process.stderr.write(`${err?.stack ?? ""}\n`);
-  return 1;
+  const err = e as Error | undefined;
+  return {
+    code: "INTERNAL",
+    message: `internal error: ${err?.message ?? String(e)}`,
+    hint: "this is a bug; FORGE_DEBUG=1 shows the stack",
+    exit: 1,
+    ...(debug && { stack: err?.stack ?? String(e) }),
+  };
+}
+
+/** commander's message ("error: unknown command 'chekpoint'\n(Did you mean checkpoint?)") as a usage failure. */
+function commanderFailure(e: CommanderError): Failure {
+  const [first = "", ...rest] = e.message.replace(/^error: /, "").split("\n");
+  const suggestion = /^\(Did you mean (.+)\?\)$/.exec(rest.join(" ").trim());
+  return {
+    code: "USAGE",
+    message: first,
+    hint: suggestion ? `did you mean ${suggestion[1]}?` : `see \`${commandPath(failing)} --help\``,
+    exit: 2,
+  };
+}
+
+function print(f: Failure, json: boolean): number {
+  if (json) {
+    const { exit: _, stack, ...fields } = f;
+    process.stderr.write(`${JSON.stringify({ ...fields, ...(stack !== undefined && { stack }) })}\n`);
+  } else {
+    process.stderr.write(`forge: ${f.message}${f.hint ? ` (${f.hint})` : ""}\n`);
+    if (f.stack !== undefined) process.stderr.write(`${f.stack}\n`);
+  }
+  return f.exit;
 }

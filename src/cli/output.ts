@@ -1,6 +1,8 @@
 // How the CLI speaks: JSON for scripts (--json), short aligned lines for people, colour
-// only on a terminal and never under NO_COLOR.
+// only on a terminal and never under NO_COLOR; and a reader that stops reading
+// (`forge … | head -1`) ends the command quietly, as it does git's.
 import pc from "picocolors";
+import { jsonText } from "../core/json-text.js";
 import { envFlag } from "../core/config.js";
 import { formatDuration } from "../core/time.js";
 import type { Checkpoint, CheckpointJson } from "../timeline/types.js";
@@ -8,12 +10,50 @@ import type { Checkpoint, CheckpointJson } from "../timeline/types.js";
 const useColor = !envFlag("NO_COLOR") && process.stdout.isTTY === true;
 export const c = pc.createColors(useColor);
 
+/** Set once standard output's reader has gone: nothing more is written to it. */
+let stdoutClosed = false;
+/** What long-running commands do when the reader goes (stop as on a signal); none: exit now. */
+const onClose = new Set<() => void>();
+
+/**
+ * Installs, once, what a closed standard output means: EPIPE ends the command quietly (exit
+ * status as set so far, else 0; no message, no stack), since the reader has what it wanted.
+ * A command that registered with {@link whenStdoutCloses} is told instead, to stop cleanly.
+ * Any other error writing standard output is reported in one line, exit 1.
+ */
+export function guardStdout(): void {
+  if (process.stdout.listeners("error").includes(onStdoutError)) return;
+  process.stdout.on("error", onStdoutError);
+}
+
+function onStdoutError(e: NodeJS.ErrnoException): void {
+  if (stdoutClosed) return; // later writes to the closed stream fail too: already handled
+  stdoutClosed = true;
+  if (e.code !== "EPIPE") {
+    process.stderr.write(`forge: cannot write to standard output: ${e.message}\n`);
+    process.exit(1);
+  }
+  if (onClose.size === 0) process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+  for (const stop of onClose) stop();
+}
+
+/** For a command that runs until stopped: `stop` is called if standard output's reader goes. Returns the undo. */
+export function whenStdoutCloses(stop: () => void): () => void {
+  onClose.add(stop);
+  return () => onClose.delete(stop);
+}
+
+/** Writes to standard output unless its reader has gone. */
+export function writeOut(text: string | Uint8Array): void {
+  if (!stdoutClosed) process.stdout.write(text);
+}
+
 export function printJson(value: unknown): void {
-  process.stdout.write(JSON.stringify(value, null, 2) + "\n");
+  writeOut(jsonText(value, 2) + "\n");
 }
 
 export function println(line = ""): void {
-  process.stdout.write(line + "\n");
+  writeOut(line + "\n");
 }
 
 /** "3m ago", "in 2h 5m" — relative to now. */

@@ -68,10 +68,11 @@ function checkWorkspaceConfig(v: unknown): NonNullable<ForgeConfigFile["workspac
 }
 
 /**
- * The store URL to use: an explicit one, else FORGE_STORE, else the config of the nearest
- * .forge folder, else `sqlite:<nearest .forge or cwd>/.forge/forge.db`.
+ * The store URL to use, found as git finds its repository: an explicit one, else
+ * FORGE_STORE, else the store of the nearest .forge folder at or above `cwd` (its config's
+ * URL, or its forge.db); undefined when there is none.
  */
-export function resolveStoreUrl(explicit: string | undefined, cwd: string): string {
+export function resolveStoreUrl(explicit: string | undefined, cwd: string): string | undefined {
   if (explicit) return explicit;
   const env = process.env["FORGE_STORE"];
   if (env) return env;
@@ -81,7 +82,12 @@ export function resolveStoreUrl(explicit: string | undefined, cwd: string): stri
     if (cfg.store) return cfg.store;
     return `sqlite:${join(root, FORGE_DIR, DEFAULT_DB)}`;
   }
-  return `sqlite:${join(resolve(cwd), FORGE_DIR, DEFAULT_DB)}`;
+  return undefined;
+}
+
+/** Where `forge init` puts the embedded store of `folder`. */
+export function defaultStoreUrl(folder: string): string {
+  return `sqlite:${join(resolve(folder), FORGE_DIR, DEFAULT_DB)}`;
 }
 
 /** The session to use: an explicit one, else FORGE_SESSION, else "default". */

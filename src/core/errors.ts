@@ -20,6 +20,7 @@ export type ForgeErrorCode =
   | "STORE_UNAVAILABLE"
   | "STORE_LOCKED"
   | "NOT_A_STORE"
+  | "NO_STORE"
   | "CORRUPT_OBJECT"
   | "MISSING_OBJECT"
   | "INVALID_BUNDLE"

@@ -10,11 +10,13 @@ const loadChrono = () => (chrono ??= createRequire(import.meta.url)("chrono-node
 
 export type TimeInput = Date | number | string;
 
+const TIME_EXAMPLES = 'an ISO time ("2025-01-20T14:30:00Z"), "2025-01-20 14:30:00", "2 hours ago" or "yesterday 5pm"';
+
 export class InvalidTimeError extends ForgeError {
-  constructor(input: string, why = "cannot read it as a time") {
+  constructor(input: string, why = "cannot read it as a time", options: { hint?: string; data?: Record<string, unknown> } = {}) {
     super("INVALID_TIME", `"${input}": ${why}`, {
-      hint: 'try an ISO time ("2025-01-20T14:30:00Z"), "2025-01-20 14:30:00", "2 hours ago" or "yesterday 5pm"',
-      data: { input },
+      hint: options.hint ?? `try ${TIME_EXAMPLES}`,
+      data: { input, ...options.data },
     });
   }
 }
@@ -44,6 +46,24 @@ export function parseTime(input: TimeInput, now: Date = new Date()): Date {
     throw new InvalidTimeError(input);
   }
   return first.start.date();
+}
+
+/**
+ * Parses a time expression that names a moment already past — when a checkpoint was made,
+ * when a run was last saved — and refuses one after `now` (INVALID_TIME naming the
+ * expression and the time it means): "tomorrow" or "5pm" before five is a mistake there,
+ * not a question with an empty answer.
+ */
+export function parsePastTime(input: TimeInput, now: Date = new Date()): Date {
+  const t = parseTime(input, now);
+  if (t.getTime() > now.getTime()) {
+    const text = input instanceof Date ? input.toISOString() : String(input);
+    throw new InvalidTimeError(text, `means ${t.toISOString()}, which is in the future`, {
+      hint: `name a moment in the past: ${TIME_EXAMPLES}`,
+      data: { time: t.toISOString(), now: now.toISOString() },
+    });
+  }
+  return t;
 }
 
 function coversWhole(text: string, index: number, matched: string): boolean {

@@ -40,7 +40,8 @@ export class OperationContext {
     if (given !== undefined && typeof given !== "string") return Promise.resolve(given);
     if (!this.#store) {
       // Loaded on first use: `--version`, `--help` and usage errors never need a store.
-      const opening = import("../timeline/store.js").then(({ openStore }) => openStore(given));
+      // Only `forge init` creates a store: every other call finds one, or says where it looked.
+      const opening = import("../timeline/store.js").then(({ openStore }) => openStore(given, { create: false }));
       opening.catch(() => {
         if (this.#store === opening) this.#store = undefined;
       });

@@ -1,6 +1,7 @@
 // The door to Forge: `openStore(url?)` opens a store; sessions hold timelines of checkpoints.
 import { systemClock, type Clock } from "../core/clock.js";
-import { resolveStoreUrl, DEFAULT_SESSION } from "../core/config.js";
+import { resolve } from "node:path";
+import { DEFAULT_SESSION, defaultStoreUrl, resolveStoreUrl } from "../core/config.js";
 import { ForgeError } from "../core/errors.js";
 import { checkName, newId } from "../core/ids.js";
 import type { Backend, CheckpointRow, SessionRow } from "../backends/backend.js";
@@ -22,6 +23,12 @@ export interface OpenOptions {
   readonly cwd?: string;
   readonly clock?: Clock;
   readonly treeParams?: TreeParams;
+  /**
+   * Whether opening may create the store (default true: a library caller naming a store gets
+   * one). The CLI, the MCP server and the web page pass false — only `forge init` creates a
+   * store — so a mistyped URL or the wrong folder is an error (NO_STORE), not a new store.
+   */
+  readonly create?: boolean;
 }
 
 export interface SessionOptions {
@@ -58,7 +65,15 @@ export class Store {
   /** Opens the store at `url` (default: FORGE_STORE, else the nearest .forge/forge.db). */
   static async open(url?: string, options: OpenOptions = {}): Promise<Store> {
     const cwd = options.cwd ?? process.cwd();
-    const backend = await openBackend(resolveStoreUrl(url, cwd), cwd);
+    const create = options.create ?? true;
+    const resolved = resolveStoreUrl(url, cwd) ?? (create ? defaultStoreUrl(cwd) : undefined);
+    if (resolved === undefined) {
+      throw new ForgeError("NO_STORE", `no Forge store in ${resolve(cwd)} or any folder above it`, {
+        hint: "run `forge init` in the project's folder, or name one with --store URL or FORGE_STORE",
+        data: { cwd: resolve(cwd) },
+      });
+    }
+    const backend = await openBackend(resolved, cwd, { create });
     return new Store(backend, options.clock ?? systemClock, options.treeParams);
   }
 

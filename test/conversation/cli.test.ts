@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { type AIMessage, type ToolMessage, mapStoredMessagesToChatMessages, type StoredMessage } from "@langchain/core/messages";
 import { beforeAll, beforeEach, describe, expect, it, onTestFinished } from "vitest";
 import { ConversationSession, openStore, ReasoningSession, type Message } from "../../src/index.js";
-import { fails, forge as runForge, json, ok, type ForgeOptions, type Run } from "../support/cli.js";
+import { fails, initStore, forge as runForge, json, ok, type ForgeOptions, type Run } from "../support/cli.js";
 import { requireBuiltLibrary } from "../support/processes.js";
 import { makeTempDir } from "../support/temp.js";
 
@@ -54,11 +54,11 @@ function weatherChat(): void {
 
 beforeAll(() => requireBuiltLibrary());
 
-beforeEach(() => {
+beforeEach(async () => {
   const tmp = makeTempDir("chat-cli");
   onTestFinished(() => tmp.remove());
   dir = tmp.path;
-  url = `sqlite:${join(dir, "forge.db")}`;
+  url = await initStore(dir, `sqlite:${join(dir, "forge.db")}`);
 });
 
 describe("forge chat: messages", () => {

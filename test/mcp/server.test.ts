@@ -160,7 +160,7 @@ describe("forge mcp", () => {
     expect(cmp.kind).toBe("reasoning");
     expect(JSON.stringify(cmp.changes)).toMatch(/the caller scales again/);
 
-    const at = await mcp.ok("checkpoint_at", { time: new Date(Date.now() + 60_000).toISOString(), includeState: false });
+    const at = await mcp.ok("checkpoint_at", { time: new Date().toISOString(), includeState: false });
     expect((at.checkpoint as Cp).id).toBe(after.id);
     const tl = await mcp.ok("timeline");
     expect((tl.checkpoints as Cp[]).length).toBe(list.length + 1);
@@ -212,6 +212,29 @@ describe("forge mcp", () => {
     expect(readFileSync(join(dir.path, "kernel.c"), "utf8")).toMatch(/return q \* scale;/);
     const log = (await mcp.ok("files_log", { limit: 3 })).snapshots as Cp[];
     expect(log.map((c) => c.id)).toContain((r.safety as Cp).id);
+  });
+
+  it("records no snapshot when nothing changed, and restores some paths leaving HEAD alone, as the CLI does", async () => {
+    const kernel = (scale: number) => writeFileSync(join(dir.path, "kernel.c"), `int scale = ${scale};\nint dequant(int q) { return q * scale; }\n`);
+    kernel(2);
+    const first = await mcp.ok("files_snapshot", { message: "scale 2" });
+    const again = await mcp.ok("files_snapshot", { message: "again" });
+    expect(first.recorded).toBe(true);
+    expect(again).toMatchObject({ recorded: false, changes: { created: 0, modified: 0, deleted: 0, renamed: 0 }, newBytes: 0 });
+    expect((again.snapshot as Cp).id).toBe((first.snapshot as Cp).id);
+    kernel(3);
+    const second = (await mcp.ok("files_snapshot", { message: "scale 3" })).snapshot as Cp;
+
+    const r = await mcp.ok("files_restore", { ref: (first.snapshot as Cp).id, paths: ["kernel.c"] });
+    expect(r).toMatchObject({ partial: true, restored: null, safety: null, written: ["kernel.c"], undo: { paths: ["kernel.c"], created: [] } });
+    expect((r.undo as { snapshot: Cp }).snapshot.id).toBe(second.id);
+    expect(readFileSync(join(dir.path, "kernel.c"), "utf8")).toMatch(/scale = 2;/);
+    expect(((await mcp.ok("files_log", { limit: 1 })).snapshots as Cp[])[0]?.id).toBe(second.id);
+    expect(await mcp.fails("files_restore", { ref: second.id, paths: ["no-such-file.c"] })).toMatch(/^forge: snapshot #\d+ \S+ holds no "no-such-file.c"/);
+    // Undone by what it named: the files are as before, and nothing is left to snapshot.
+    await mcp.ok("files_restore", { ref: second.id, paths: ["kernel.c"] });
+    expect(readFileSync(join(dir.path, "kernel.c"), "utf8")).toMatch(/scale = 3;/);
+    expect((await mcp.ok("files_status")).changes).toEqual([]);
   });
 
   it("every tool answers invalid arguments with a tool error naming them, and the server goes on", async () => {

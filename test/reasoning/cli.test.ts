@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, realpathSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { fails, forge as runForge, json, STACK, type Run } from "../support/cli.js";
+import { fails, initStore, forge as runForge, json, STACK, type Run } from "../support/cli.js";
 import { requireBuiltLibrary } from "../support/processes.js";
 import { git, gitRepo, tempDir, writeFile } from "./support.js";
 
@@ -75,11 +75,10 @@ interface Saved {
 
 beforeAll(() => requireBuiltLibrary());
 
-beforeEach(() => {
-  // What `forge init` leaves for the commands to find (the database is made on first use);
-  // the code-capture tests run `forge init` itself.
+beforeEach(async () => {
+  // What `forge init` leaves for the commands to find; the code-capture tests run `forge init` itself.
   dir = realpathSync(tempDir("cli").path);
-  mkdirSync(join(dir, ".forge"));
+  await initStore(dir);
 });
 
 describe("forge hypothesis", () => {
@@ -399,7 +398,9 @@ describe("forge verify", () => {
   // be killed and recorded as failed "timed out after NaN ms" instead of a usage error.
   it("refuses a --timeout that is not a number of seconds, running nothing", () => {
     const r = forge("verify", "--json", "--timeout", "abc", "check", "--", NODE, "-e", "0");
-    fails(r, 2, /^forge: .*abc/);
+    // Under --json a usage error is one JSON object on stderr.
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stderr)).toMatchObject({ code: "USAGE", message: expect.stringMatching(/abc/) });
     expect(json<{ state: { verifications: unknown[] } }>(forge("brief", "--json")).state.verifications).toEqual([]);
   });
 
@@ -538,7 +539,7 @@ describe("forge code capture", () => {
     expect(patch.stdout).toBe(git(repo.root, "diff", "HEAD", "--no-color", "--no-ext-diff"));
 
     const text = forgeIn(repo.root, ["code", "capture"]);
-    expect(text.stdout).toMatch(new RegExp(`^main @ ${repo.commit.slice(0, 10)}; ${changed.patchBytes} bytes of uncommitted changes; 1 untracked files\n$`));
+    expect(text.stdout).toMatch(new RegExp(`^main @ ${repo.commit.slice(0, 10)}; ${changed.patchBytes} bytes of uncommitted changes; 1 untracked file\n$`));
   });
 
   it("refuses a secret-looking environment variable unless --allow-secrets", () => {

@@ -105,3 +105,15 @@ export function fails(r: Run, code: number, message: RegExp): void {
   expect(r.stderr).not.toMatch(STACK);
   expect(r.stderr).not.toMatch(/internal error/);
 }
+
+/**
+ * What `forge init` makes in `folder` (its `.forge/` with the embedded store), made in this
+ * process: only `forge init` creates a store, and most tests need one to exist. With `url`,
+ * the store at that URL instead (`--store URL` tests).
+ */
+export async function initStore(folder: string, url?: string): Promise<string> {
+  const { openStore } = await import("../../src/index.js");
+  const target = url ?? `sqlite:${folder}/.forge/forge.db`;
+  await (await openStore(target, { cwd: folder })).close();
+  return target;
+}

@@ -364,6 +364,7 @@ describe("forge watch: one watcher per session and workspace", () => {
 
   it("refuses to watch a folder that holds its own store where the ignore rules do not exclude it (each snapshot would trigger the next)", () => {
     const p = place("watch-store-inside");
+    expect(forge(p, ["init", "--store", "sqlite:data/forge.db"]).code).toBe(0);
     const r = forge(p, ["watch", "--files", "--store", "sqlite:data/forge.db"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(

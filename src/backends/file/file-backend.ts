@@ -33,6 +33,7 @@ import type {
   StoredObject,
 } from "../backend.js";
 import { MetaModel, type MetaDoc } from "../meta-model.js";
+import { noStoreAt } from "../no-store.js";
 import { FileLock } from "../../core/file-lock.js";
 
 const HASH = /^[0-9a-f]{64}$/;
@@ -61,7 +62,9 @@ export class FileBackend implements Backend {
     });
   }
 
-  static open(dir: string): FileBackend {
+  /** Opens the file store in `dir`; with `create: false` a folder that is not one yet is NO_STORE, and nothing is made. */
+  static open(dir: string, options: { readonly create?: boolean } = {}): FileBackend {
+    if (options.create === false && !existsSync(join(dir, "objects"))) throw noStoreAt(`file:${dir}`, join(dir, "objects"));
     try {
       mkdirSync(join(dir, "objects"), { recursive: true });
       mkdirSync(join(dir, "tmp"), { recursive: true });

@@ -44,7 +44,8 @@ export class PostgresBackend extends SqlBackend {
   }
 
   /** Connects, creates the schema if needed and applies migrations. */
-  static async open(url: string): Promise<PostgresBackend> {
+  /** Opens (and migrates) the store in the URL's schema; with `create: false` a schema without Forge's tables is NO_STORE, and nothing is made. */
+  static async open(url: string, options: { readonly create?: boolean } = {}): Promise<PostgresBackend> {
     let parsed: ReturnType<typeof parse>;
     try {
       parsed = parse(url);
@@ -73,7 +74,7 @@ export class PostgresBackend extends SqlBackend {
     const lockKey = BigInt.asIntN(64, BigInt("0x" + createHash("sha256").update(`forge:${schema}`).digest("hex").slice(0, 16))).toString();
     const backend = new PostgresBackend(redact(url), pool, where, lockKey);
     try {
-      await retryConnection(() => backend.#withClient((client) => migrate(client, schema, lockKey)));
+      await retryConnection(() => backend.#withClient((client) => migrate(client, schema, lockKey, options.create ?? true, redact(url))));
     } catch (e) {
       await pool.end().catch(() => undefined);
       throw pgError(e, where);

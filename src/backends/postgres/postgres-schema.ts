@@ -71,7 +71,8 @@ const MIGRATIONS: readonly string[] = [
  * transaction under the store's advisory lock `lockKey`. Statement failures come out raw,
  * for the caller's retry to judge.
  */
-export async function migrate(client: Queryable, schema: string, lockKey: string): Promise<void> {
+/** Brings the schema to the latest migration under the store's lock; with `create` false it must hold a Forge store already. */
+export async function migrate(client: Queryable, schema: string, lockKey: string, create = true, url = ""): Promise<void> {
   try {
     // Under the store's lock: two processes opening a new store at once would
     // otherwise race on CREATE SCHEMA / CREATE TABLE IF NOT EXISTS.
@@ -79,6 +80,12 @@ export async function migrate(client: Queryable, schema: string, lockKey: string
     await client.query("SELECT pg_advisory_xact_lock($1)", [lockKey]);
     // Before anything is created: never add Forge's tables to another program's schema.
     await requireForgeSchema(client, schema);
+    if (!create && (await client.query<{ t: string | null }>("SELECT to_regclass($1) AS t", [`"${schema}".forge_migrations`])).rows[0]?.t == null) {
+      throw new ForgeError("NO_STORE", `there is no Forge store in schema "${schema}"`, {
+        hint: `create one with \`forge init --store ${url}\`; nothing was created`,
+        data: { schema },
+      });
+    }
     await client.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
     await client.query("CREATE TABLE IF NOT EXISTS forge_migrations (version integer PRIMARY KEY, applied_at bigint NOT NULL)");
     const done = (await client.query<{ v: number | null }>("SELECT max(version) AS v FROM forge_migrations")).rows[0]?.v ?? 0;

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { constants as fsConstants, copyFileSync, linkSync, mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { ForgeError } from "../../core/errors.js";
+import { noStoreAt } from "../no-store.js";
 import { Mutex } from "../../core/mutex.js";
 import type { MetaWriter, StoredObject } from "../backend.js";
 import { hashKey } from "../sql/rows.js";
@@ -21,6 +22,8 @@ type Db = Database.Database;
 export interface SqliteOptions {
   /** How long a writer waits for another process's write lock, in ms. */
   readonly busyTimeoutMs?: number;
+  /** Whether a store that does not exist yet is created (default true; else NO_STORE, nothing made). */
+  readonly create?: boolean;
 }
 
 export class SqliteBackend extends SqlBackend {
@@ -58,6 +61,7 @@ export class SqliteBackend extends SqlBackend {
     // file a store, and add tables and WAL mode to another program's database.
     let kind = recogniseStoreFile(path);
     if (kind === "absent") {
+      if (options.create === false) throw noStoreAt(`sqlite:${path}`, path);
       wrapOpenErrors(path, () => createStoreFile(path, timeoutMs));
       kind = recogniseStoreFile(path);
       if (kind === "absent")

@@ -1,15 +1,16 @@
 // `forge chat …`: a conversation's messages — every role, tool calls intact — saved,
 // listed, shown, restored (branching or linear), deleted, exported and imported, in the
 // session the global --session / FORGE_SESSION names.
-import { readFileSync, writeFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { ForgeError } from "../../core/errors.js";
+import { readInputFile, writeFileAtomic } from "../../core/files.js";
+import { plural } from "../../core/text.js";
 import type { Content, Message } from "../../domains/conversation/model.js";
 import { INPUT_FORMATS, OUTPUT_FORMATS, ROLES, type InputFormat, type OutputFormat, type Role } from "../../operations/chat/names.js";
 import type { ConversationCheckpointJson } from "../../operations/chat/shared.js";
 import { commaList, run } from "../command.js";
 import { UsageError } from "../context.js";
-import { ago, c, printJson, println, shortId } from "../output.js";
+import { ago, c, printJson, println, shortId, writeOut } from "../output.js";
 
 /** The chat operations, loaded by the action that runs one (they bring the timeline engine). */
 const ops = {
@@ -18,18 +19,9 @@ const ops = {
   transfer: () => import("../../operations/chat/transfer.js"),
 };
 
-/** Text from a file, or standard input for "-"; a clear error when it cannot be read. */
+/** Text from a file, or standard input for "-"; an error names the file and why. */
 function readText(source: string): string {
-  try {
-    return readFileSync(source === "-" ? 0 : source, "utf8");
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    throw new ForgeError(
-      "INVALID_ARGUMENT",
-      `cannot read ${source === "-" ? "standard input" : source}: ${code === "ENOENT" ? "no such file" : (e as Error).message}`,
-      { cause: e },
-    );
-  }
+  return source === "-" ? readInputFile(source) : readInputFile(source, "name a JSON file, or - to read standard input");
 }
 
 function parseJson(text: string, label: string): unknown {
@@ -45,10 +37,6 @@ function readMessageArgument(arg: string): unknown {
   if (arg === "-") return parseJson(readText("-"), "standard input");
   if (/^\s*[[{]/.test(arg)) return parseJson(arg, "the message");
   return parseJson(readText(arg), arg);
-}
-
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
 function checkpointRow(cp: ConversationCheckpointJson, head: boolean): string {
@@ -300,10 +288,10 @@ export function chatCommand(): Command {
         const text = JSON.stringify(document, null, 2) + "\n";
         // Without --output the document is the output, --json or not.
         if (opts.output === undefined) {
-          process.stdout.write(text);
+          writeOut(text);
           return;
         }
-        writeFileSync(opts.output, text);
+        writeFileAtomic(opts.output, text);
         if (ctx.json)
           return printJson({
             session: summary.session,

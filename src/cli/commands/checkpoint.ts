@@ -2,8 +2,9 @@
 // its operation's input from the command line, calls it, and prints its result: as JSON
 // with --json (the shape the MCP server and the web page give too), else for people.
 import { Command } from "commander";
-import { writeFileAtomic } from "../../core/files.js";
-import { short } from "../../core/text.js";
+import { jsonText } from "../../core/json-text.js";
+import { checkReadable, checkWritable, writeFileAtomic } from "../../core/files.js";
+import { plural, short } from "../../core/text.js";
 import type { CompareResult } from "../../operations/checkpoint/compare.js";
 import type { Change } from "../../timeline/types.js";
 import { commaList, run, wholeNumber } from "../command.js";
@@ -52,7 +53,9 @@ export function checkpointCommand(): Command {
         println(`${c.green("saved")} ${checkpointLine(r.checkpoint)}`);
         if (r.filesSnapshot)
           println(
-            c.dim(`  with files snapshot #${r.filesSnapshot.seq} ${shortId(r.filesSnapshot.id)} (${r.filesChanged ?? 0} file(s) changed since the last)`),
+            c.dim(
+              `  with files snapshot #${r.filesSnapshot.seq} ${shortId(r.filesSnapshot.id)} (${plural(r.filesChanged ?? 0, "file")} changed since the last)`,
+            ),
           );
         println(c.dim(`  ${r.checkpoint.id} · ${bytes(r.checkpoint.sizes.logicalBytes)} state, ${bytes(r.checkpoint.sizes.newBytes)} new on disk`));
       }),
@@ -100,7 +103,7 @@ export function checkpointCommand(): Command {
         if (Object.keys(cp.metadata).length) println(`  metadata  ${JSON.stringify(cp.metadata)}`);
         if (opts.state) {
           println();
-          println(JSON.stringify(r.state, null, 2));
+          println(jsonText(r.state, 2));
         }
       }),
     );
@@ -130,13 +133,15 @@ export function checkpointCommand(): Command {
     .option("--root <dir>", "the workspace folder for --files")
     .action(
       run(async (ctx, ref: string, opts: { discardFuture?: boolean; output?: string; files?: boolean; root?: string }) => {
+        // A bad --output fails before the restore, not after it moved HEAD.
+        if (opts.output !== undefined) checkWritable(opts.output);
         const r = await ctx.call((await ops.restore()).restoreOperation, {
           ref,
           discardFuture: opts.discardFuture === true,
           files: opts.files === true,
           ...(opts.root !== undefined && { root: opts.root }),
         });
-        if (opts.output !== undefined) writeFileAtomic(opts.output, JSON.stringify(r.state, null, 2) + "\n");
+        if (opts.output !== undefined) writeFileAtomic(opts.output, jsonText(r.state, 2) + "\n");
         if (ctx.json) return printJson(r);
         const say = opts.output !== undefined ? println : (s: string) => process.stderr.write(s + "\n");
         say(`${c.green("restored")} ${checkpointLine(r.checkpoint)}`);
@@ -153,7 +158,7 @@ export function checkpointCommand(): Command {
         if (opts.output !== undefined) say(c.dim(`  state written to ${opts.output}`));
         else if (typeof r.state === "object" && r.state !== null && (r.state as { kind?: unknown }).kind === "forge.reasoning")
           say(c.dim("  the reasoning state is back: `forge brief` shows it"));
-        else println(JSON.stringify(r.state, null, 2));
+        else println(jsonText(r.state, 2));
       }),
     );
 
@@ -168,7 +173,7 @@ export function checkpointCommand(): Command {
         if (ctx.json) return printJson(r);
         println(c.dim(`at ${localTime(r.time)}:`));
         println(checkpointLine(r.checkpoint));
-        if (opts.state) println(JSON.stringify(r.state, null, 2));
+        if (opts.state) println(jsonText(r.state, 2));
       }),
     );
 
@@ -203,7 +208,7 @@ export function checkpointCommand(): Command {
         const report = await ctx.call((await ops.prune()).pruneOperation, { ...opts, dryRun: opts.dryRun === true });
         if (ctx.json) return printJson(report);
         const verb = report.dryRun ? "would delete" : "deleted";
-        println(`${verb} ${report.deleted.length} checkpoint${report.deleted.length === 1 ? "" : "s"}, kept ${report.kept.length}`);
+        println(`${verb} ${plural(report.deleted.length, "checkpoint")}, kept ${report.kept.length}`);
         for (const d of report.deleted) println(c.red("  - ") + checkpointLine(d).trimStart());
         if (report.headMoved) println(c.yellow(`  HEAD was at a pruned checkpoint; it is now at ${report.headMoved.to}`));
         if (!report.dryRun && report.deleted.length) println(c.dim("run `forge gc` to free the space they used"));
@@ -232,8 +237,9 @@ export function checkpointCommand(): Command {
     .option("-o, --output <file>", "write the branch head's state to this file")
     .action(
       run(async (ctx, name: string, opts: { output?: string }) => {
+        if (opts.output !== undefined) checkWritable(opts.output);
         const r = await ctx.call((await ops.branches()).branchSwitchOperation, { name });
-        if (opts.output !== undefined) writeFileAtomic(opts.output, JSON.stringify(r.state, null, 2) + "\n");
+        if (opts.output !== undefined) writeFileAtomic(opts.output, jsonText(r.state, 2) + "\n");
         if (ctx.json) return printJson(r);
         println(`${c.green("on")} ${c.cyan(name)}: ${checkpointLine(r.checkpoint).trimStart()}`);
       }),
@@ -312,7 +318,7 @@ export function checkpointCommand(): Command {
         const first = report.replaced[0];
         const last = report.replaced[report.replaced.length - 1];
         println(
-          `${c.green("squashed")} #${first?.seq}..#${last?.seq} (${report.replaced.length} checkpoints) into ${checkpointLine(report.checkpoint).trimStart()}`,
+          `${c.green("squashed")} #${first?.seq}..#${last?.seq} (${plural(report.replaced.length, "checkpoint")}) into ${checkpointLine(report.checkpoint).trimStart()}`,
         );
         println(c.dim(`  ${report.checkpoint.id} holds #${last?.seq}'s state${report.checkpoint.filesRoot !== null ? " and files" : ""}`));
         for (const f of report.forced) println(c.yellow(`  forced: #${f.seq} was ${f.what}: ${f.effect}`));
@@ -336,8 +342,8 @@ export function checkpointCommand(): Command {
       run(async (ctx, refs: string[], opts: { output: string }) => {
         const r = await ctx.call((await ops.bundles()).exportOperation, { output: opts.output, refs });
         if (ctx.json) return printJson(r);
-        const ms = r.milestones > 0 ? ` and ${r.milestones} milestone${r.milestones === 1 ? "" : "s"}` : "";
-        println(`exported ${r.checkpoints} checkpoint${r.checkpoints === 1 ? "" : "s"}${ms} (${r.objects} objects, ${bytes(r.bytes)}) to ${opts.output}`);
+        const ms = r.milestones > 0 ? ` and ${plural(r.milestones, "milestone")}` : "";
+        println(`exported ${plural(r.checkpoints, "checkpoint")}${ms} (${plural(r.objects, "object")}, ${bytes(r.bytes)}) to ${opts.output}`);
         for (const m of r.milestonesLeftOut) println(c.dim(`left out milestone ${m.name}: ${m.reason}`));
       }),
     );
@@ -349,18 +355,19 @@ export function checkpointCommand(): Command {
     .option("--as <session>", "import the bundle's session under this name")
     .action(
       run(async (ctx, file: string, opts: { as?: string }) => {
+        checkReadable(file, "name a bundle file made by `forge checkpoint export`");
         const r = await ctx.call((await ops.bundles()).importOperation, { file, ...(opts.as !== undefined && { as: opts.as }) });
         if (ctx.json) return printJson(r);
         for (const s of r.sessions) {
           const ms =
             s.milestones + s.milestonesSkipped > 0
-              ? `; ${s.milestones} milestone${s.milestones === 1 ? "" : "s"} imported${s.milestonesSkipped ? `, ${s.milestonesSkipped} already here` : ""}`
+              ? `; ${plural(s.milestones, "milestone")} imported${s.milestonesSkipped ? `, ${s.milestonesSkipped} already here` : ""}`
               : "";
           println(
-            `${s.created ? "created" : "updated"} session ${c.cyan(s.name)}: ${s.checkpoints} checkpoint${s.checkpoints === 1 ? "" : "s"} imported${s.skipped ? `, ${s.skipped} already here` : ""}${ms}`,
+            `${s.created ? "created" : "updated"} session ${c.cyan(s.name)}: ${plural(s.checkpoints, "checkpoint")} imported${s.skipped ? `, ${s.skipped} already here` : ""}${ms}`,
           );
         }
-        println(c.dim(`${r.objects} objects, ${bytes(r.newBytes)} new on disk`));
+        println(c.dim(`${plural(r.objects, "object")}, ${bytes(r.newBytes)} new on disk`));
       }),
     );
 

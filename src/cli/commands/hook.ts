@@ -13,6 +13,7 @@ import { HOOK_EVENTS, type HookEvent } from "../../operations/hooks/input.js";
 import { STRATEGIES, type Strategy } from "../../operations/files/shared.js";
 import type { Store } from "../../timeline/store.js";
 import { CliContext, type GlobalOptions } from "../context.js";
+import { writeOut } from "../output.js";
 
 /** How a host reads a hook's stdout: Claude Code takes plain text (SessionStart adds it to the context); Gemini CLI parses it as one JSON object. */
 const HOSTS = ["claude", "gemini"] as const;
@@ -40,7 +41,7 @@ class HookContext extends CliContext {
   }
 
   override store(): Promise<Store> {
-    this.#opened ??= import("../../timeline/store.js").then(({ openStore }) => openStore(this.global.store, { cwd: this.#cwd }));
+    this.#opened ??= import("../../timeline/store.js").then(({ openStore }) => openStore(this.global.store, { cwd: this.#cwd, create: false }));
     return this.#opened;
   }
 
@@ -72,8 +73,8 @@ function writeOutput(host: Host, event: HookEvent, text: string): void {
   if (host === "gemini") {
     // Gemini CLI parses stdout as JSON whenever the hook exits 0: always print one object.
     const out = text === "" ? {} : { hookSpecificOutput: { hookEventName: event === "session-start" ? "SessionStart" : event, additionalContext: text } };
-    process.stdout.write(JSON.stringify(out) + "\n");
-  } else if (text !== "") process.stdout.write(text);
+    writeOut(JSON.stringify(out) + "\n");
+  } else if (text !== "") writeOut(text);
 }
 
 /** Runs the event's operation (only its module and what it uses are loaded). */

@@ -1,5 +1,6 @@
 // `forge milestone …`: name a stretch of the timeline, see it as one change, keep its ends.
 import { Command } from "commander";
+import { plural } from "../../core/text.js";
 import type { FileChangeJson } from "../../operations/shared.js";
 import { run } from "../command.js";
 import { ago, c, checkpointLine, printJson, println } from "../output.js";
@@ -52,7 +53,7 @@ export function milestoneCommand(): Command {
         const r = await ctx.call((await ops()).milestoneShowOperation, { name, raw: opts.raw === true });
         if (ctx.json) return printJson(r);
         const m = r.milestone;
-        println(`${c.bold(`milestone ${m.name}`)}: #${m.from.seq} → #${m.to.seq}, ${r.checkpoints.length} checkpoints`);
+        println(`${c.bold(`milestone ${m.name}`)}: #${m.from.seq} → #${m.to.seq}, ${plural(r.checkpoints.length, "checkpoint")}`);
         if (m.description) println(`  ${m.description}`);
         println();
         for (const cp of [...r.checkpoints].reverse()) println(checkpointLine(cp));

@@ -4,6 +4,7 @@
 // MCP server gives too), else for people — saying when a trigger made an automatic checkpoint.
 import { Command, Option } from "commander";
 import { InvalidArgumentError } from "../../core/errors.js";
+import { plural } from "../../core/text.js";
 import type { Contradiction } from "../../domains/reasoning/beliefs.js";
 import type { ReasoningChange } from "../../domains/reasoning/compare.js";
 import type { Evidence, Hypothesis } from "../../domains/reasoning/model.js";
@@ -11,7 +12,7 @@ import { GAP_PRIORITIES, HYPOTHESIS_STATUSES, type GapPriority } from "../../ope
 import type { Saved } from "../../operations/reasoning/shared.js";
 import { commaList, run } from "../command.js";
 import { UsageError } from "../context.js";
-import { ago, c, checkpointLine, printJson, println } from "../output.js";
+import { ago, c, checkpointLine, printJson, println, writeOut } from "../output.js";
 
 // Operation modules load only when their command runs: `forge --version` and hooks never pay for them.
 const ops = {
@@ -361,7 +362,7 @@ export function reasoningCommands(): Command[] {
       run(async (ctx, opts: { patch?: boolean }) => {
         const r = await ctx.call((await ops.resume()).recoverOperation, {});
         if (opts.patch) {
-          process.stdout.write(r.patch ?? "");
+          writeOut(r.patch ?? "");
           return;
         }
         if (ctx.json) return printJson(r);
@@ -371,7 +372,7 @@ export function reasoningCommands(): Command[] {
           for (const cmd of s.commands) println(`   ${cmd}`);
           if (s.note) println(c.dim(`   ${s.note}`));
         }
-        if (r.patch) println(c.dim(`\n(${r.patch.length} bytes of patch: \`forge recover --patch > forge-recovery.patch\`)`));
+        if (r.patch) println(c.dim(`\n(${plural(r.patch.length, "byte")} of patch: \`forge recover --patch > forge-recovery.patch\`)`));
       }),
     );
 
@@ -389,7 +390,7 @@ export function reasoningCommands(): Command[] {
         if (r.root === null) println(c.yellow("not in a git repository: only the environment was recorded"));
         else
           println(
-            `${r.branch ?? "detached"} @ ${r.commit?.slice(0, 10) ?? "no commit"}; ${r.patchBytes} bytes of uncommitted changes; ${r.untracked.length} untracked files`,
+            `${r.branch ?? "detached"} @ ${r.commit?.slice(0, 10) ?? "no commit"}; ${plural(r.patchBytes, "byte")} of uncommitted changes; ${plural(r.untracked.length, "untracked file")}`,
           );
         autoLine(r);
       }),

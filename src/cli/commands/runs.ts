@@ -1,11 +1,12 @@
 // `forge runs …`: the workflow runs a RunStore saved — look at them, read a node's bytes,
 // clean up old runs.
-import { writeFileSync } from "node:fs";
 import { Command } from "commander";
+import { writeFileAtomic } from "../../core/files.js";
+import { plural } from "../../core/text.js";
 import type { RunSaveJson } from "../../operations/runs/runs.js";
 import { run, wholeNumber } from "../command.js";
 import { UsageError } from "../context.js";
-import { ago, bytes, c, printJson, println } from "../output.js";
+import { ago, bytes, c, printJson, println, writeOut } from "../output.js";
 
 const ops = () => import("../../operations/runs/runs.js");
 
@@ -25,8 +26,7 @@ export function runsCommand(): Command {
         const r = await ctx.call((await ops()).runsListOperation, { ...(opts.olderThan !== undefined && { olderThan: opts.olderThan }) });
         if (ctx.json) return printJson(r);
         if (r.runs.length === 0) return println(c.dim("no runs"));
-        for (const x of r.runs)
-          println(`${x.runId}  ${c.dim(`${x.nodes} node${x.nodes === 1 ? "" : "s"}, ${x.saves} save${x.saves === 1 ? "" : "s"}, last ${ago(x.updatedAt)}`)}`);
+        for (const x of r.runs) println(`${x.runId}  ${c.dim(`${plural(x.nodes, "node")}, ${plural(x.saves, "save")}, last ${ago(x.updatedAt)}`)}`);
       }),
     );
 
@@ -60,10 +60,10 @@ export function runsCommand(): Command {
           ...(opts.sequence !== undefined && { sequence: opts.sequence }),
         });
         const data = Buffer.from(r.data, "base64");
-        if (opts.output) writeFileSync(opts.output, data);
+        if (opts.output) writeFileAtomic(opts.output, data);
         // --json gives the save with its bytes in base64; otherwise the bytes are the output.
         if (ctx.json) printJson(r);
-        else if (!opts.output) process.stdout.write(data);
+        else if (!opts.output) writeOut(data);
       }),
     );
 
@@ -84,10 +84,10 @@ export function runsCommand(): Command {
         });
         if (ctx.json) return printJson(r);
         const n = r.deletedRuns.length;
-        if (opts.olderThan !== undefined) return println(`deleted ${n} run${n === 1 ? "" : "s"}${n ? c.dim(" (run forge gc to free their space)") : ""}`);
+        if (opts.olderThan !== undefined) return println(`deleted ${plural(n, "run")}${n ? c.dim(" (run forge gc to free their space)") : ""}`);
         if (nodeId !== undefined) {
           const saves = r.deletedSaves;
-          return println(saves ? `deleted ${saves} save${saves === 1 ? "" : "s"} of node ${nodeId}` : c.dim(`run "${runId}" has no node "${nodeId}"`));
+          return println(saves ? `deleted ${plural(saves, "save")} of node ${nodeId}` : c.dim(`run "${runId}" has no node "${nodeId}"`));
         }
         println(n ? `deleted run ${runId}` : c.dim(`no run "${runId}"`));
       }),
@@ -102,7 +102,7 @@ export function runsCommand(): Command {
       run(async (ctx, runId: string, opts: { keepEarlier: number }) => {
         const r = await ctx.call((await ops()).runsPruneOperation, { runId, keepEarlier: opts.keepEarlier });
         if (ctx.json) return printJson(r);
-        println(`deleted ${r.deletedSaves} earlier save${r.deletedSaves === 1 ? "" : "s"}`);
+        println(`deleted ${plural(r.deletedSaves, "earlier save")}`);
       }),
     );
 

@@ -1,6 +1,7 @@
 // Store-wide commands: `forge init`, `forge gc`, `forge fsck`, `forge session …`.
 import { Command } from "commander";
 import { ForgeError } from "../../core/errors.js";
+import { noun, plural } from "../../core/text.js";
 import { run, wholeNumber } from "../command.js";
 import { ago, bytes, c, printJson, println } from "../output.js";
 
@@ -15,6 +16,7 @@ export function initCommand(): Command {
       const r = await ctx.call((await ops.init()).initOperation, { folder: ".", ...(ctx.global.store !== undefined && { store: ctx.global.store }) });
       if (ctx.json) return printJson(r);
       println(`${r.created ? "Initialized empty" : "Reinitialized existing"} Forge store in ${r.dir} (${r.store.split(":")[0]})`);
+      if (r.gitWorkTree !== null) println(c.dim(`.forge/ is kept out of git (${r.gitWorkTree}) by .forge/.gitignore`));
     }),
   );
 }
@@ -29,7 +31,7 @@ export function gcCommand(): Command {
         const r = await ctx.call((await ops.store()).gcOperation, { graceMinutes: opts.grace, dryRun: opts.dryRun === true });
         if (ctx.json) return printJson(r);
         println(
-          `${r.dryRun ? "would delete" : "deleted"} ${r.deleted} object${r.deleted === 1 ? "" : "s"} (${bytes(r.bytesFreed)}); ${r.live} in use${r.young ? `, ${r.young} unused but younger than ${opts.grace} min` : ""}`,
+          `${r.dryRun ? "would delete" : "deleted"} ${plural(r.deleted, "object")} (${bytes(r.bytesFreed)}); ${r.live} in use${r.young ? `, ${r.young} unused but younger than ${opts.grace} min` : ""}`,
         );
       }),
     );
@@ -41,7 +43,7 @@ export function fsckCommand(): Command {
       const r = await ctx.call((await ops.store()).fsckOperation, {});
       if (ctx.json) printJson(r);
       else {
-        println(`${r.objects} objects (${bytes(r.bytes)}), ${r.checkpoints} checkpoints checked`);
+        println(`${plural(r.objects, "object")} (${bytes(r.bytes)}), ${plural(r.checkpoints, "checkpoint")} checked`);
         for (const x of r.corrupt) println(c.red(`corrupt  ${x.hash}: ${x.error}${x.checkpoints.length ? ` (used by ${x.checkpoints.join(", ")})` : ""}`));
         for (const x of r.missing) println(c.red(`missing  ${x.hash} (needed by ${x.checkpoints.join(", ")})`));
         for (const p of r.problems) println(c.red(`broken   ${p}`));
@@ -57,10 +59,12 @@ export function duCommand(): Command {
     run(async (ctx) => {
       const r = await ctx.call((await ops.store()).usageOperation, {});
       if (ctx.json) return printJson(r);
-      println(`${r.store}: ${r.objects} objects, ${bytes(r.bytes)}`);
+      println(`${r.store}: ${plural(r.objects, "object")}, ${bytes(r.bytes)}`);
       for (const s of r.sessions)
-        println(`  ${c.cyan(s.name.padEnd(24))} ${String(s.checkpoints).padStart(6)} checkpoints  ${bytes(s.bytesAdded).padStart(10)} added`);
-      println(`gc would free ${r.gcWouldFree.objects} objects (${bytes(r.gcWouldFree.bytes)})${r.gcWouldFree.objects ? "; run `forge gc`" : ""}`);
+        println(
+          `  ${c.cyan(s.name.padEnd(24))} ${String(s.checkpoints).padStart(6)} ${noun(s.checkpoints, "checkpoint").padEnd(11)}  ${bytes(s.bytesAdded).padStart(10)} added`,
+        );
+      println(`gc would free ${plural(r.gcWouldFree.objects, "object")} (${bytes(r.gcWouldFree.bytes)})${r.gcWouldFree.objects ? "; run `forge gc`" : ""}`);
     }),
   );
 }
@@ -78,7 +82,7 @@ export function sessionCommand(): Command {
         if (r.sessions.length === 0) return println(c.dim("no sessions yet"));
         for (const s of r.sessions)
           println(
-            `${c.cyan(s.name.padEnd(24))} ${s.kind.padEnd(12)} ${String(s.checkpoints).padStart(5)} checkpoints  ${c.dim(`created ${ago(s.createdAt)}`)}`,
+            `${c.cyan(s.name.padEnd(24))} ${s.kind.padEnd(12)} ${String(s.checkpoints).padStart(5)} ${noun(s.checkpoints, "checkpoint").padEnd(11)}  ${c.dim(`created ${ago(s.createdAt)}`)}`,
           );
       }),
     );

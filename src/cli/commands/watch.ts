@@ -3,12 +3,13 @@
 // stdout (JSON lines with --json). The first SIGINT/SIGTERM lets the write in progress
 // finish and exits 0; a second one exits at once.
 import { Command, InvalidArgumentError as CommanderArgumentError, Option } from "commander";
+import { plural } from "../../core/text.js";
 import { parseDuration } from "../../core/time.js";
 import { STRATEGIES, type Strategy } from "../../operations/files/shared.js";
 import { DEFAULT_EVERY_MS, DEFAULT_QUIET_MS, DEFAULT_RESCAN_MS } from "../../operations/watch/defaults.js";
 import type { WatchEventJson, WatchHandle } from "../../operations/watch/watch.js";
 import { run } from "../command.js";
-import { c, localTime, println, shortId } from "../output.js";
+import { c, localTime, println, shortId, whenStdoutCloses } from "../output.js";
 
 /** A commander parser for durations ("2s", "10m"); "off" or "0" where `off` allows it. */
 function duration(option: string, min: number, off = false) {
@@ -96,6 +97,8 @@ export function watchCommand(): Command {
         };
         process.on("SIGINT", onSignal);
         process.on("SIGTERM", onSignal);
+        // A reader that goes away (`forge watch | head`) stops the watcher as a signal does.
+        const unguard = whenStdoutCloses(() => onSignal("SIGPIPE"));
         try {
           watcher = await startWatch(ctx, {
             files: flags.files === true,
@@ -114,6 +117,7 @@ export function watchCommand(): Command {
             if (signalled !== undefined) void w.stop(signalled).then(() => resolve());
           });
         } finally {
+          unguard();
           process.off("SIGINT", onSignal);
           process.off("SIGTERM", onSignal);
         }
@@ -128,7 +132,7 @@ function eventLine(e: WatchEventJson): string {
       const files =
         e.root === null
           ? ""
-          : `; files in ${e.root} (${e.folders} folder${e.folders === 1 ? "" : "s"}, quiet period ${span(e.quietMs)}, ${e.rescanMs > 0 ? `full rescan every ${span(e.rescanMs)}` : "no rescan"}, strategy ${e.strategy})`;
+          : `; files in ${e.root} (${plural(e.folders, "folder")}, quiet period ${span(e.quietMs)}, ${e.rescanMs > 0 ? `full rescan every ${span(e.rescanMs)}` : "no rescan"}, strategy ${e.strategy})`;
       return `${time} ${c.green("watching")} session "${e.session}" every ${span(e.everyMs)}${files}; pid ${e.pid}, Ctrl-C stops`;
     }
     case "snapshot": {
@@ -143,7 +147,7 @@ function eventLine(e: WatchEventJson): string {
           ? " (changed while nobody watched)"
           : e.cause === "rescan"
             ? " (found by the full rescan)"
-            : ` (${e.events} file event${e.events === 1 ? "" : "s"}, ${e.ms} ms)`;
+            : ` (${plural(e.events, "file event")}, ${e.ms} ms)`;
       const ext = e.external ? `; outside changes first as #${e.external.seq} ${shortId(e.external.id)}` : "";
       const unknown = e.unknown.length > 0 && !e.external ? c.yellow(`; ${e.unknown.length} changed outside the agent`) : "";
       return `${time} ${c.green("snapshot")} ${c.bold(`#${e.snapshot.seq}`)} ${c.yellow(shortId(e.snapshot.id))}: ${counts}${shown ? ` — ${shown}` : ""}${why}${ext}${unknown}`;
@@ -157,6 +161,6 @@ function eventLine(e: WatchEventJson): string {
     case "stopping":
       return `${time} ${c.yellow("stopping")} (${e.reason}): finishing the ${e.finishing} in progress; the same signal again exits at once`;
     case "stopped":
-      return `${time} ${c.green("stopped")} (${e.reason}): ${e.snapshots} snapshot${e.snapshots === 1 ? "" : "s"}, ${e.checkpoints} checkpoint${e.checkpoints === 1 ? "" : "s"}${e.errors ? `, ${e.errors} error${e.errors === 1 ? "" : "s"}` : ""}`;
+      return `${time} ${c.green("stopped")} (${e.reason}): ${plural(e.snapshots, "snapshot")}, ${plural(e.checkpoints, "checkpoint")}${e.errors ? `, ${plural(e.errors, "error")}` : ""}`;
   }
 }

@@ -1,6 +1,6 @@
 // The reads of a session's timeline: list, show, at (time travel), the timeline graph, and
 // a search of checkpoints' messages and tags. None creates a session.
-import { parseTime } from "../../core/time.js";
+import { parsePastTime, parseTime } from "../../core/time.js";
 import { isForgeError } from "../../core/errors.js";
 import type { Timeline } from "../../timeline/types.js";
 import { defineOperation } from "../operation.js";
@@ -44,6 +44,12 @@ export const listOperation = defineOperation({
       if (isForgeError(e) && e.code === "SESSION_NOT_FOUND") return null;
       throw e;
     });
+    // Times read against the store's clock. A `since` after now can match nothing (every
+    // checkpoint was made in the past): refused as the mistake it is. An `until` after now
+    // only says "up to now", so it stays allowed.
+    const now = new Date((await ctx.store()).clock.now());
+    const since = input.since === undefined ? undefined : parsePastTime(input.since, now);
+    const until = input.until === undefined ? undefined : parseTime(input.until, now);
     if (session === null) return { session: ctx.sessionName(input.session), head: null, branch: null, checkpoints: [], milestones: [] };
     const newestFirst = await session.list({
       order: "desc",
@@ -51,8 +57,8 @@ export const listOperation = defineOperation({
       ...(input.branch !== undefined && { branch: input.branch }),
       ...(input.tag !== undefined && { tag: input.tag }),
       ...(input.trigger !== undefined && { trigger: input.trigger }),
-      ...(input.since !== undefined && { since: parseTime(input.since) }),
-      ...(input.until !== undefined && { until: parseTime(input.until) }),
+      ...(since !== undefined && { since }),
+      ...(until !== undefined && { until }),
     });
     const head = await session.head();
     const milestones = (await session.milestones()).map((m) => ({ name: m.name, fromId: m.from.id, toId: m.to.id, description: m.description }));
@@ -99,7 +105,8 @@ export const atOperation = defineOperation({
   input: (z) => ({ time: z.string().min(1), includeState: z.boolean().default(true), session: sessionField(z) }),
   run: async (ctx, input): Promise<AtResult> => {
     const session = await ctx.existingSession(input.session);
-    const t = parseTime(input.time);
+    // "The checkpoint at tomorrow" is a mistake, not HEAD: the time must be past (by the store's clock).
+    const t = parsePastTime(input.time, new Date((await ctx.store()).clock.now()));
     const cp = await session.at(t);
     if (!cp) throw noCheckpointAt(session.name, t);
     return { time: t.toISOString(), checkpoint: checkpointJson(cp), ...(input.includeState && { state: await session.state(cp.id) }) };

@@ -1,6 +1,7 @@
 // runs_list, runs_show, runs_load, runs_delete, runs_prune: the workflow runs a RunStore
 // saved — look at them, read a node's bytes, clean up old runs and overwritten saves.
 import { ForgeError, InvalidArgumentError } from "../../core/errors.js";
+import { parsePastTime } from "../../core/time.js";
 import { RunStore, type RunCheckpointInfo } from "../../integrations/runs/run-store.js";
 import type { OperationContext } from "../context.js";
 import { defineOperation, type Z } from "../operation.js";
@@ -35,6 +36,14 @@ async function runStore(ctx: OperationContext): Promise<RunStore> {
   return new RunStore(await ctx.store());
 }
 
+/**
+ * `olderThan` as a past time by the store's clock: "older than tomorrow" would match every
+ * run, and runs_delete would delete them all for a slip of the keyboard.
+ */
+async function olderThanTime(ctx: OperationContext, olderThan: string): Promise<Date> {
+  return parsePastTime(olderThan, new Date((await ctx.store()).clock.now()));
+}
+
 const runField = (z: Z) => z.string().min(1).describe("the run id");
 const olderThanField = (z: Z, what: string) => z.string().min(1).optional().describe(`${what} ("7 days ago", a date)`);
 
@@ -45,7 +54,7 @@ export const runsListOperation = defineOperation({
   effect: "read",
   input: (z) => ({ olderThan: olderThanField(z, "only runs whose last save is before this") }),
   run: async (ctx, input): Promise<{ readonly runs: readonly RunJson[] }> => {
-    const runs = await (await runStore(ctx)).listRuns(input.olderThan === undefined ? {} : { olderThan: input.olderThan });
+    const runs = await (await runStore(ctx)).listRuns(input.olderThan === undefined ? {} : { olderThan: await olderThanTime(ctx, input.olderThan) });
     return { runs: runs.map((r) => ({ ...r, createdAt: r.createdAt.toISOString(), updatedAt: r.updatedAt.toISOString() })) };
   },
 });
@@ -116,7 +125,7 @@ export const runsDeleteOperation = defineOperation({
     const store = await runStore(ctx);
     if (input.olderThan !== undefined) {
       if (input.runId !== undefined || input.nodeId !== undefined) throw new InvalidArgumentError("give a run id or olderThan, not both");
-      const old = await store.listRuns({ olderThan: input.olderThan });
+      const old = await store.listRuns({ olderThan: await olderThanTime(ctx, input.olderThan) });
       const gone: string[] = [];
       let saves = 0;
       for (const r of old) {

@@ -1,7 +1,7 @@
 // store_init: a Forge store for a folder — `.forge/` in it, the embedded SQLite store by
 // default or the URL given, written into `.forge/config.json` only once it opened.
 import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { DEFAULT_DB, FORGE_DIR } from "../../core/config.js";
 import { ForgeError } from "../../core/errors.js";
 import { writeFileAtomic } from "../../core/files.js";
@@ -13,6 +13,8 @@ export interface InitResult {
   readonly store: string;
   /** False when the folder had a store already. */
   readonly created: boolean;
+  /** The git work tree the folder is in, if any: `.forge/` is kept out of it by `.forge/.gitignore`. */
+  readonly gitWorkTree: string | null;
 }
 
 export const initOperation = defineOperation({
@@ -36,7 +38,10 @@ export const initOperation = defineOperation({
       throw e;
     }
     if (input.store !== undefined) writeStoreToConfig(dir, url);
-    return { dir, store: url, created: !existed };
+    // The store and its caches are the machine's, not the project's history: never `git add`ed.
+    const ignore = join(dir, ".gitignore");
+    if (!existsSync(ignore)) writeFileAtomic(ignore, "# Forge's store and caches (forge init): not for version control.\n*\n");
+    return { dir, store: url, created: !existed, gitWorkTree: gitWorkTree(resolve(input.folder)) };
   },
 });
 
@@ -53,4 +58,12 @@ function writeStoreToConfig(dir: string, url: string): void {
     }
   }
   writeFileAtomic(path, JSON.stringify({ ...config, store: url }, null, 2) + "\n");
+}
+
+/** The git work tree holding `folder` (the nearest folder at or above it with a .git), or null. */
+function gitWorkTree(folder: string): string | null {
+  for (let dir = folder; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".git"))) return dir;
+    if (dirname(dir) === dir) return null;
+  }
 }
