@@ -84,12 +84,13 @@ function firstLineThenClose(dir: TempDir, args: readonly string[]): Promise<{ co
   });
 }
 
-/** The one JSON object an error under --json prints on stderr (stdout stays empty). */
+/** The one JSON object an error under --json prints on stdout; stderr has the same error as the one line for people. */
 function jsonError(r: Run): { code: string; message: string; hint: string | null; data?: Record<string, unknown> } {
-  expect(r.stdout).toBe("");
-  const lines = r.stderr.trim().split("\n");
+  const lines = r.stdout.trim().split("\n");
   expect(lines).toHaveLength(1);
-  return JSON.parse(lines[0] as string) as { code: string; message: string; hint: string | null; data?: Record<string, unknown> };
+  const error = JSON.parse(lines[0] as string) as { code: string; message: string; hint: string | null; data?: Record<string, unknown> };
+  expect(r.stderr).toBe(`forge: ${error.message}${error.hint ? ` (${error.hint})` : ""}\n`);
+  return error;
 }
 
 describe("a closed pipe", () => {
@@ -109,7 +110,7 @@ describe("a closed pipe", () => {
 });
 
 describe("errors under --json", () => {
-  it("prints a Forge error as one object with code, message, hint and data on stderr, exit 1", () => {
+  it("prints a Forge error as one object with code, message, hint and data on stdout (and its line on stderr), exit 1", () => {
     const r = forge(small, ["--json", "checkpoint", "show", "no-such-ref"]);
     expect(r.code).toBe(1);
     expect(jsonError(r)).toEqual({

@@ -5,7 +5,7 @@ import { Command, CommanderError } from "commander";
 import { envFlag } from "../core/config.js";
 import { isForgeError } from "../core/errors.js";
 import { UsageError } from "./context.js";
-import { guardStdout } from "./output.js";
+import { guardStdout, writeOut } from "./output.js";
 import { VERSION } from "./version.js";
 
 /**
@@ -192,12 +192,13 @@ function commanderFailure(e: CommanderError): Failure {
 }
 
 function print(f: Failure, json: boolean): number {
+  // Under --json stdout holds one JSON object whatever happens: the result, or this error.
+  // The line for people goes to stderr either way.
   if (json) {
     const { exit: _, stack, ...fields } = f;
-    process.stderr.write(`${JSON.stringify({ ...fields, ...(stack !== undefined && { stack }) })}\n`);
-  } else {
-    process.stderr.write(`forge: ${f.message}${f.hint ? ` (${f.hint})` : ""}\n`);
-    if (f.stack !== undefined) process.stderr.write(`${f.stack}\n`);
+    writeOut(`${JSON.stringify({ ...fields, ...(stack !== undefined && { stack }) })}\n`);
   }
+  process.stderr.write(`forge: ${f.message}${f.hint ? ` (${f.hint})` : ""}\n`);
+  if (f.stack !== undefined) process.stderr.write(`${f.stack}\n`);
   return f.exit;
 }

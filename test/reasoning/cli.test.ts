@@ -398,9 +398,10 @@ describe("forge verify", () => {
   // be killed and recorded as failed "timed out after NaN ms" instead of a usage error.
   it("refuses a --timeout that is not a number of seconds, running nothing", () => {
     const r = forge("verify", "--json", "--timeout", "abc", "check", "--", NODE, "-e", "0");
-    // Under --json a usage error is one JSON object on stderr.
+    // Under --json a usage error is one JSON object on stdout (and its line on stderr).
     expect(r.code).toBe(2);
-    expect(JSON.parse(r.stderr)).toMatchObject({ code: "USAGE", message: expect.stringMatching(/abc/) });
+    expect(r.stderr).toMatch(/^forge: .*abc/);
+    expect(JSON.parse(r.stdout)).toMatchObject({ code: "USAGE", message: expect.stringMatching(/abc/) });
     expect(json<{ state: { verifications: unknown[] } }>(forge("brief", "--json")).state.verifications).toEqual([]);
   });
 
