@@ -119,3 +119,11 @@ export class NotFoundError extends ForgeError {
 export function isForgeError(e: unknown): e is ForgeError {
   return e instanceof ForgeError;
 }
+
+/** A rejection handler that turns the one expected "not found" into undefined and passes every other error on. */
+export const unlessCode =
+  (code: ForgeError["code"]) =>
+  (e: unknown): undefined => {
+    if (e instanceof ForgeError && e.code === code) return undefined;
+    throw e;
+  };

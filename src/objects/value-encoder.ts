@@ -10,6 +10,7 @@
 // its state in place or rebuild it from JSON: only sub-trees whose values differ are
 // re-encoded and re-hashed, and unchanged chunks keep their hashes without being rebuilt.
 import { InvalidStateError } from "../core/errors.js";
+import { DEFAULT_TREE_PARAMS, type TreeParams } from "./tree-params.js";
 import { hashBits, sha256, type Hash } from "./hash.js";
 import { arrayNodeText, jsonNodeText, type ChunkEntry, type JsonRef } from "./node.js";
 import {
@@ -50,23 +51,7 @@ import {
 
 export type { EncodedTree, TreeMemo, UnchangedHint } from "./value-memo.js";
 
-export interface TreeParams {
-  /** A sub-value whose JSON text is longer than this becomes its own object. */
-  readonly splitBytes: number;
-  /** Arrays whose JSON text is longer than this are chunked. */
-  readonly chunkArrayBytes: number;
-  /** The average chunk size content-defined boundaries aim for. */
-  readonly chunkTargetBytes: number;
-  /** The most entries one `a` node may list before another level is built. */
-  readonly maxFanout: number;
-}
-
-export const DEFAULT_TREE_PARAMS: TreeParams = Object.freeze({
-  splitBytes: 2048,
-  chunkArrayBytes: 8192,
-  chunkTargetBytes: 2048,
-  maxFanout: 64,
-});
+export { DEFAULT_TREE_PARAMS, type TreeParams } from "./tree-params.js";
 
 /**
  * How many levels one encoding call may recurse through before a deep state is encoded from

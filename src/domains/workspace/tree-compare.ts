@@ -90,3 +90,14 @@ export function relativePaths(root: string, paths: readonly string[]): string[] 
           .join("/");
   });
 }
+
+/** Whether the files under the paths `filter` covers differ between two trees (content, type, mode, or being there at all). */
+export function changedUnder(a: Tree, b: Tree, filter: (path: string) => boolean): boolean {
+  for (const [path, f] of b.files) {
+    if (!filter(path)) continue;
+    const was = a.files.get(path);
+    if (was === undefined || fileKey(was) !== fileKey(f) || was.mode !== f.mode) return true;
+  }
+  for (const path of a.files.keys()) if (filter(path) && !b.files.has(path)) return true;
+  return false;
+}

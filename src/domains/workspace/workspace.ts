@@ -8,7 +8,7 @@
 import { existsSync, lstatSync, readFileSync } from "node:fs";
 import { isAbsolute, join, normalize, resolve, sep } from "node:path";
 import { FORGE_DIR } from "../../core/config.js";
-import { ForgeError, InvalidArgumentError } from "../../core/errors.js";
+import { ForgeError, InvalidArgumentError, unlessCode } from "../../core/errors.js";
 import type { ProgressListener } from "../../core/progress.js";
 import type { Hash } from "../../objects/hash.js";
 import type { ObjectStore } from "../../objects/object-store.js";
@@ -16,12 +16,11 @@ import type { Session } from "../../timeline/session.js";
 import type { Store } from "../../timeline/store.js";
 import type { Checkpoint } from "../../timeline/types.js";
 import { buildTree, fileKey, readFileObject, readTree, type FileInfo, type Tree } from "../../objects/file-tree.js";
-import { type PriorWalk, fileNow, hashPending, scanTree, scanTreeFrom, walkOrder } from "./walk.js";
-import { IgnoreRules } from "./ignore-rules.js";
+import { walkOrder } from "./walk.js";
+import { Scanner, type Scanned } from "./scanner.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
 import { applyRestore, planRestore } from "./restore.js";
-import { applyPaths, compareTrees, emptyTree, pathFilter, relativePaths, type FileChange } from "./tree-compare.js";
-import { StatCacheFile } from "./stat-cache.js";
+import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativePaths, type FileChange } from "./tree-compare.js";
 import { readTreeCache, writeTreeCache } from "./tree-cache.js";
 
 import { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
@@ -29,15 +28,6 @@ export { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, ty
 export { compareTrees, type FileChange } from "./tree-compare.js";
 export type { SnapshotState, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
 import type { SnapshotState, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
-
-/** A walk of the files: the tree, what could not be read, and the bytes it stored. */
-interface Scanned {
-  readonly tree: Tree;
-  readonly unreadable: Map<string, string>;
-  readonly newBytes: number;
-  /** Only the folders holding the paths said to have changed were listed. */
-  readonly limited: boolean;
-}
 
 /** What a snapshot is asked to do (the public methods take part of it). */
 interface SnapshotOptions {
@@ -58,31 +48,21 @@ export class Workspace {
   readonly root: string;
   readonly session: Session;
   readonly #store: Store;
-  readonly #maxFileBytes: number;
   readonly #extraIgnores: readonly string[];
   readonly #retention: { keepLast: number; keepDays: number } | false;
-  /**
-   * This object's last walk of the files, the base of a walk limited to the paths said to
-   * have changed since (`snapshotIfChanged`'s `changed`). Unset while a restore writes.
-   */
-  #lastWalk: PriorWalk | null = null;
-  /** Walks begun, and which of them `#lastWalk` is (a walk that began earlier never replaces a later one's). */
-  #walks = 0;
-  #lastWalkNo = 0;
+  readonly #scanner: Scanner;
   /** The tree this object last committed (the tree cache holds it too): the base while HEAD is still that root. */
   #lastCommit: { root: Hash; tree: Tree } | null = null;
   readonly #journal: EditJournal;
-  readonly #stats: StatCacheFile;
 
   private constructor(store: Store, session: Session, root: string, options: WorkspaceOptions) {
     this.#store = store;
     this.session = session;
     this.root = root;
-    this.#maxFileBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
     this.#extraIgnores = options.ignore ?? [];
     this.#retention = options.retention === undefined ? { keepLast: 100, keepDays: 30 } : options.retention;
     this.#journal = new EditJournal(join(root, FORGE_DIR));
-    this.#stats = new StatCacheFile(join(root, FORGE_DIR, "stat-cache.bin"));
+    this.#scanner = new Scanner(root, this.#extraIgnores, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
   }
 
   static async open(store: Store, options: WorkspaceOptions): Promise<Workspace> {
@@ -111,72 +91,13 @@ export class Workspace {
     return cached ? { tree: cached, cached: true } : { tree: await readTree(this.#objects, root), cached: false };
   }
 
-  /**
-   * The current tree, hashed (the objects of files read anew written to the store when
-   * `store` is true; `#ensureStored` vouches for the others). With `changed` (every path
-   * that may have changed since this object's last walk), only the folders holding those
-   * paths are listed again and the rest is taken from that walk — when there is one and the
-   * hint can be used; otherwise everything is walked.
-   */
-  async #scan(store: boolean, onProgress?: ProgressListener, changed?: Iterable<string>): Promise<Scanned> {
-    const walkNo = ++this.#walks;
-    const cache = this.#stats.get();
-    const options = () => ({ root: this.root, ignore: new IgnoreRules(this.root, this.#extraIgnores), cache, maxFileBytes: this.#maxFileBytes });
-    const prior = changed === undefined ? null : this.#lastWalk;
-    const first = options();
-    const hinted = prior === null || changed === undefined ? undefined : scanTreeFrom(first, prior, changed);
-    // A limited walk that gave up has entered folders of its rules: a full walk starts with fresh ones.
-    const used = hinted !== undefined || prior === null ? first : options();
-    const scan = hinted ?? scanTree(used);
-    const { newBytes } = await hashPending(
-      scan,
-      this.root,
-      cache,
-      store ? this.#objects : undefined,
-      onProgress && ((done, total) => onProgress({ phase: "hashing files", done, total })),
-    );
-    // A limited walk saw only part of the tree: entries of files deleted elsewhere wait for the next full one.
-    if (!hinted) cache.retain(scan.tree.files);
-    this.#stats.save(cache);
-    if (walkNo > this.#lastWalkNo) {
-      this.#lastWalk = { tree: scan.tree, unreadable: scan.unreadable, gitKey: used.ignore.gitKey };
-      this.#lastWalkNo = walkNo;
-    }
-    return { tree: scan.tree, unreadable: scan.unreadable, newBytes, limited: hinted !== undefined };
+  /** The current tree, hashed (see Scanner.scan); the objects of files read anew written to the store when `store` is true. */
+  #scan(store: boolean, onProgress?: ProgressListener, changed?: Iterable<string>): Promise<Scanned> {
+    return this.#scanner.scan(store ? this.#objects : undefined, onProgress, changed);
   }
 
   get #objects(): ObjectStore {
     return this.#store.objects;
-  }
-
-  /**
-   * Files whose hash came from the stat cache are assumed stored; make sure they are (a
-   * pruned snapshot and a gc may have removed them): re-read and store any that are not.
-   * Hashes the last snapshot has are stored for sure (it is live; the gc epoch check at
-   * commit covers a gc in between); the others are asked about in batches.
-   */
-  async #ensureStored(tree: Tree, base: Tree | null): Promise<number> {
-    const objects = this.#objects;
-    const ask = new Map<Hash, string[]>();
-    for (const [path, f] of tree.files) {
-      if (f.type !== "f") continue;
-      const b = base?.files.get(path);
-      if (b !== undefined && b.hash === f.hash && b.type === "f") continue;
-      const paths = ask.get(f.hash);
-      if (paths) paths.push(path);
-      else ask.set(f.hash, [path]);
-    }
-    if (ask.size === 0) return 0;
-    const stored = await objects.hasMany([...ask.keys()]);
-    const missing = [...ask].filter(([h]) => !stored.has(h)).flatMap(([, paths]) => paths);
-    if (missing.length === 0) return 0;
-    const cache = this.#stats.get();
-    const scan = {
-      tree,
-      pending: missing.map((path) => ({ path, st: { size: -1, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0 }, mode: (tree.files.get(path) as FileInfo).mode })),
-      unreadable: new Map<string, string>(),
-    };
-    return (await hashPending(scan, this.root, cache, objects)).newBytes;
   }
 
   /** The last snapshot and its tree; null before the first. */
@@ -276,7 +197,7 @@ export class Workspace {
     // checked to be stored (or its file stored) below, after the read.
     const { tree, unreadable, newBytes: read, limited } = scanned ?? (await this.#scan(true, options.onProgress, options.changed));
     // First, as it may read a file again (and so change its entry): asks nothing when nothing changed.
-    const newBytes = read + (await this.#ensureStored(tree, base?.tree ?? null));
+    const newBytes = read + (await this.#scanner.ensureStored(this.#objects, tree, base?.tree ?? null));
     // The directory objects, against the last snapshot's (reused where nothing changed).
     const built = buildTree(tree, base?.tree ?? null);
     if (ifChanged && base !== null && built.root === base.checkpoint.filesRoot) return null;
@@ -407,8 +328,8 @@ export class Workspace {
   async #safetySnapshot(ref: string): Promise<Checkpoint | undefined> {
     // Only an id: "#3", "HEAD~1" and the like name places on this workspace's own timeline.
     if (!/^[0-9A-Za-z]{8,}$/.test(ref)) return undefined;
-    const session = await this.#store.getSession(this.safetySession).catch(unless("SESSION_NOT_FOUND"));
-    return session && (await session.get(ref).catch(unless("CHECKPOINT_NOT_FOUND")));
+    const session = await this.#store.getSession(this.safetySession).catch(unlessCode("SESSION_NOT_FOUND"));
+    return session && (await session.get(ref).catch(unlessCode("CHECKPOINT_NOT_FOUND")));
   }
 
   /** The changes between two trees (default: the last snapshot and the files on disk), optionally only under `paths`. */
@@ -498,8 +419,7 @@ export class Workspace {
           ).snapshot
         : null;
     // The files change under this object now: no walk limited to a hint until it has walked them all again.
-    this.#lastWalk = null;
-    this.#lastWalkNo = ++this.#walks;
+    this.#scanner.forgetLastWalk();
     const applied = await applyRestore({ ...input, plan, read: (hash) => readFileObject(this.#objects, hash) });
     const skipped = [...plan.skipped, ...applied.skipped];
     if (partial) {
@@ -540,15 +460,8 @@ export class Workspace {
 
   /** The agent finished changing these paths: their content now is its own. */
   async endEdit(paths: readonly string[]): Promise<void> {
-    const keys = new Map<string, string>();
-    const cache = this.#stats.get();
-    for (const p of paths) {
-      const rel = this.#relative(p);
-      const now = await fileNow(this.root, rel, cache);
-      if (now !== undefined) keys.set(rel, now === null ? DELETED : fileKey(now));
-    }
-    this.#stats.save(cache);
-    await this.#journal.update(keys);
+    const now = await this.#scanner.filesNow(paths.map((p) => this.#relative(p)));
+    await this.#journal.update(new Map([...now].map(([rel, f]) => [rel, f === null ? DELETED : fileKey(f)])));
   }
 
   /** Records paths the agent just changed (`beginEdit` and `endEdit` in one). */
@@ -565,25 +478,6 @@ export class Workspace {
       .join("/");
   }
 }
-
-/** Whether the files under the paths `filter` covers differ between two trees (content, type, mode, or being there at all). */
-function changedUnder(a: Tree, b: Tree, filter: (path: string) => boolean): boolean {
-  for (const [path, f] of b.files) {
-    if (!filter(path)) continue;
-    const was = a.files.get(path);
-    if (was === undefined || fileKey(was) !== fileKey(f) || was.mode !== f.mode) return true;
-  }
-  for (const path of a.files.keys()) if (filter(path) && !b.files.has(path)) return true;
-  return false;
-}
-
-/** A rejection handler that turns the one expected "not found" into undefined and passes every other error on. */
-const unless =
-  (code: ForgeError["code"]) =>
-  (e: unknown): undefined => {
-    if (e instanceof ForgeError && e.code === code) return undefined;
-    throw e;
-  };
 
 /** Files over the size limit, in walk order. */
 function tooLarge(tree: Tree): string[] {
