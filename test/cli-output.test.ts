@@ -169,6 +169,12 @@ describe("times that name a past moment", () => {
     expect(Date.parse(e.data?.["time"] as string)).toBeGreaterThan(Date.now());
   });
 
+  it("accepts a time a few seconds ahead of this clock (another machine's) as now, and refuses two minutes ahead", () => {
+    const soon = json<{ checkpoint: { seq: number } }>(forge(small, ["checkpoint", "at", new Date(Date.now() + 5_000).toISOString(), "--json"]));
+    expect(soon.checkpoint.seq).toBeGreaterThan(0);
+    fails(forge(small, ["checkpoint", "at", new Date(Date.now() + 120_000).toISOString()]), 1, /which is in the future/);
+  });
+
   it("refuses a --since in the future, which could match no checkpoint", () => {
     fails(
       forge(small, ["checkpoint", "list", "--since", "in 2 hours"]),

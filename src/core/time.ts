@@ -48,15 +48,20 @@ export function parseTime(input: TimeInput, now: Date = new Date()): Date {
   return first.start.date();
 }
 
+/** How far ahead of this machine's clock a "past" time may be. */
+export const FUTURE_SKEW_MS = 60_000;
+
 /**
  * Parses a time expression that names a moment already past — when a checkpoint was made,
- * when a run was last saved — and refuses one after `now` (INVALID_TIME naming the
+ * when a run was last saved — and refuses one more than FUTURE_SKEW_MS after `now` (INVALID_TIME naming the
  * expression and the time it means): "tomorrow" or "5pm" before five is a mistake there,
  * not a question with an empty answer.
  */
 export function parsePastTime(input: TimeInput, now: Date = new Date()): Date {
   const t = parseTime(input, now);
-  if (t.getTime() > now.getTime()) {
+  // A few seconds ahead is a clock, not a mistake: machines sharing a store, or a time taken
+  // on another one, differ by that much. "tomorrow" and "in 2 hours" are refused.
+  if (t.getTime() > now.getTime() + FUTURE_SKEW_MS) {
     const text = input instanceof Date ? input.toISOString() : String(input);
     throw new InvalidTimeError(text, `means ${t.toISOString()}, which is in the future`, {
       hint: `name a moment in the past: ${TIME_EXAMPLES}`,

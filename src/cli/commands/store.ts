@@ -1,5 +1,6 @@
 // Store-wide commands: `forge init`, `forge gc`, `forge fsck`, `forge session …`.
 import { Command } from "commander";
+import { readEnv } from "../../core/config.js";
 import { ForgeError } from "../../core/errors.js";
 import { noun, plural } from "../../core/text.js";
 import { run, wholeNumber } from "../command.js";
@@ -13,7 +14,10 @@ const ops = {
 export function initCommand(): Command {
   return new Command("init").description("create a Forge store in .forge/ here (SQLite by default)").action(
     run(async (ctx) => {
-      const r = await ctx.call((await ops.init()).initOperation, { folder: ".", ...(ctx.global.store !== undefined && { store: ctx.global.store }) });
+      // --store is written down for the folder; FORGE_STORE is the environment's, and stays there.
+      const fromEnv = readEnv(["FORGE_STORE"])["FORGE_STORE"];
+      const store = ctx.global.store ?? (fromEnv || undefined);
+      const r = await ctx.call((await ops.init()).initOperation, { folder: ".", remember: ctx.global.store !== undefined, ...(store !== undefined && { store }) });
       if (ctx.json) return printJson(r);
       println(`${r.created ? "Initialized empty" : "Reinitialized existing"} Forge store in ${r.dir} (${r.store.split(":")[0]})`);
       if (r.gitWorkTree !== null) println(c.dim(`.forge/ is kept out of git (${r.gitWorkTree}) by .forge/.gitignore`));

@@ -22,7 +22,11 @@ export const initOperation = defineOperation({
   title: "Create a store",
   description: "Creates a Forge store in `.forge/` of a folder (SQLite by default, or the store URL given, which is written into .forge/config.json).",
   effect: "write",
-  input: (z) => ({ folder: z.string().min(1).default("."), store: z.string().min(1).optional().describe("the store URL (default: sqlite:.forge/forge.db)") }),
+  input: (z) => ({
+    folder: z.string().min(1).default("."),
+    store: z.string().min(1).optional().describe("the store URL (default: sqlite:.forge/forge.db)"),
+    remember: z.boolean().default(true).describe("write `store` into .forge/config.json (false: it comes from the environment each time, as FORGE_STORE)"),
+  }),
   run: async (_ctx, input): Promise<InitResult> => {
     const dir = resolve(input.folder, FORGE_DIR);
     const existed = existsSync(dir);
@@ -37,7 +41,7 @@ export const initOperation = defineOperation({
       if (!existed) rmSync(dir, { recursive: true, force: true });
       throw e;
     }
-    if (input.store !== undefined) writeStoreToConfig(dir, url);
+    if (input.store !== undefined && input.remember) writeStoreToConfig(dir, url);
     // The store and its caches are the machine's, not the project's history: never `git add`ed.
     const ignore = join(dir, ".gitignore");
     if (!existsSync(ignore)) writeFileAtomic(ignore, "# Forge's store and caches (forge init): not for version control.\n*\n");
