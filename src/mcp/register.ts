@@ -17,14 +17,19 @@ const ANNOTATIONS: Record<Effect, ToolAnnotations> = {
   destructive: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
 };
 
-export function registerOperation(server: McpServer, ctx: OperationContext, op: AnyOperation): void {
+export interface RegisterOptions {
+  /** Repeat the title in the annotations (older clients read it there); the lean profile saves the bytes. */
+  readonly titleAnnotation?: boolean;
+}
+
+export function registerOperation(server: McpServer, ctx: OperationContext, op: AnyOperation, { titleAnnotation = true }: RegisterOptions = {}): void {
   server.registerTool(
     op.name,
     {
       title: op.title,
       description: op.description,
       inputSchema: z.object(op.input(z)).strict(),
-      annotations: { title: op.title, ...ANNOTATIONS[op.effect], ...(op.openWorld && { openWorldHint: true }) },
+      annotations: { ...(titleAnnotation && { title: op.title }), ...ANNOTATIONS[op.effect], ...(op.openWorld && { openWorldHint: true }) },
     },
     // The SDK validated the arguments against the schema before this runs.
     (async (args: never): Promise<CallToolResult> => {

@@ -1,6 +1,7 @@
 // `forge mcp`: Forge as a Model Context Protocol server. An agent sees checkpoints, time
 // travel, the reasoning board and workspace snapshots as tools, and the current brief and
-// timeline as resources, instead of shelling out to the CLI and parsing its text.
+// timeline as resources, instead of shelling out to the CLI and parsing its text. The lean
+// profile serves a handful of short tools instead, for hosts that pay for the list every turn.
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { jsonText } from "../core/json-text.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -8,10 +9,13 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import { VERSION } from "../cli/version.js";
 import { OperationContext, type ContextOptions } from "../operations/context.js";
 import { timelineOperation } from "../operations/checkpoint/read.js";
+import type { AnyOperation } from "../operations/operation.js";
 import { briefOperation } from "../operations/reasoning/resume.js";
-import { MCP_OPERATIONS } from "./operations.js";
 import { errorText } from "./errors.js";
-import { registerOperation } from "./register.js";
+import { LEAN_OPERATIONS } from "./lean.js";
+import { MCP_OPERATIONS } from "./operations.js";
+import { DEFAULT_MCP_PROFILE, type McpProfile } from "./profiles.js";
+import { registerOperation, type RegisterOptions } from "./register.js";
 
 const INSTRUCTIONS = `Forge keeps checkpoints of your working state so nothing is lost to a context compaction, a bad experiment or a crash.
 - Record your reasoning as you go: task_set, hypothesis_add/update, evidence_add, belief_add, gap_add/fill, note_add, verify. Confirming or rejecting a hypothesis and other significant changes make automatic checkpoints.
@@ -19,13 +23,25 @@ const INSTRUCTIONS = `Forge keeps checkpoints of your working state so nothing i
 - After a compaction or a restart, read the brief (tool or resource forge://brief) first.
 - checkpoint_compare and files_diff show what changed; checkpoint_restore and files_restore go back (they change state: read their descriptions).`;
 
-export function createMcpServer(options: ContextOptions = {}): { server: McpServer; context: OperationContext } {
-  const context = new OperationContext(options);
-  const server = new McpServer(
-    { name: "forge", title: "Forge checkpoints", version: VERSION },
-    { instructions: INSTRUCTIONS, capabilities: { tools: {}, resources: {} } },
-  );
-  for (const op of MCP_OPERATIONS) registerOperation(server, context, op);
+const LEAN_INSTRUCTIONS = `Forge keeps checkpoints of your reasoning and files; the host records the conversation and file edits. After a compaction or restart read brief first. Record your reasoning with record; checkpoint_create before anything risky. checkpoint_restore and files_restore change state.`;
+
+/** What a profile serves: its tools and the instructions that introduce them. */
+const PROFILES: Record<McpProfile, { readonly operations: readonly AnyOperation[]; readonly instructions: string; readonly register: RegisterOptions }> = {
+  full: { operations: MCP_OPERATIONS, instructions: INSTRUCTIONS, register: {} },
+  lean: { operations: LEAN_OPERATIONS, instructions: LEAN_INSTRUCTIONS, register: { titleAnnotation: false } },
+};
+
+export interface McpServerOptions extends ContextOptions {
+  /** Which tools to serve (default full: every tool). */
+  readonly profile?: McpProfile;
+}
+
+export function createMcpServer(options: McpServerOptions = {}): { server: McpServer; context: OperationContext } {
+  const { profile = DEFAULT_MCP_PROFILE, ...contextOptions } = options;
+  const { operations, instructions, register } = PROFILES[profile];
+  const context = new OperationContext(contextOptions);
+  const server = new McpServer({ name: "forge", title: "Forge checkpoints", version: VERSION }, { instructions, capabilities: { tools: {}, resources: {} } });
+  for (const op of operations) registerOperation(server, context, op, register);
 
   server.registerResource(
     "brief",
@@ -57,7 +73,7 @@ export function createMcpServer(options: ContextOptions = {}): { server: McpServ
 }
 
 /** Serves on standard input and output until the client closes them. */
-export async function serveStdio(options: ContextOptions = {}): Promise<void> {
+export async function serveStdio(options: McpServerOptions = {}): Promise<void> {
   const { server, context } = createMcpServer(options);
   const transport = new StdioServerTransport();
   const closed = new Promise<void>((resolve) => {
