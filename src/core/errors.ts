@@ -21,6 +21,8 @@ export type ForgeErrorCode =
   | "STORE_LOCKED"
   | "NOT_A_STORE"
   | "NO_STORE"
+  /** The host or the format cannot do what was asked (a host that keeps no transcript file to cut). */
+  | "UNSUPPORTED"
   | "CORRUPT_OBJECT"
   | "MISSING_OBJECT"
   | "INVALID_BUNDLE"
