@@ -47,6 +47,20 @@ const MODULES: readonly { readonly names: readonly string[]; readonly load: () =
   { names: ["mcp"], load: async () => [(await import("./commands/mcp.js")).mcpCommand()] },
   { names: ["hook"], load: async () => [(await import("./commands/hook.js")).hookCommand()] },
   {
+    names: ["enable", "disable", "status"],
+    load: async () => {
+      const m = await import("./commands/enable.js");
+      return [m.enableCommand(), m.disableCommand(), m.statusCommand()];
+    },
+  },
+  {
+    names: ["agent", "rewind"],
+    load: async () => {
+      const m = await import("./commands/agent.js");
+      return [m.agentCommand(), m.rewindCommand()];
+    },
+  },
+  {
     names: ["du", "gc", "fsck"],
     load: async () => {
       const m = await import("./commands/store.js");
@@ -76,7 +90,7 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
     .version(VERSION, "-V, --version")
     .option("--store <url>", "the store: sqlite:PATH, postgres://…, file:DIR or memory: (default: FORGE_STORE, else the nearest .forge/forge.db)")
     .option("--session <name>", 'the session to work in (default: FORGE_SESSION, else "default")')
-    .option("--json", "print JSON for scripts (an error: one JSON object on stderr)")
+    .option("--json", "print JSON for scripts (an error too: one JSON object on stdout)")
     .hook("preAction", (_program, action) => {
       failing = action;
     });

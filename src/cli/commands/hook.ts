@@ -4,23 +4,25 @@
 // (session-start's brief), and never fails the host's action: a problem is reported on
 // stderr and the exit code is 0, unless --strict (or FORGE_HOOK_STRICT=1) asks for a
 // non-zero exit. It runs at every event of the host, so it loads only what its event uses.
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
+import { isAbsolute } from "node:path";
 import { Command, Option } from "commander";
 import { findForgeRoot } from "../../core/config.js";
 import { ForgeError } from "../../core/errors.js";
 import type { HookInput, HookReport } from "../../integrations/hooks/hooks.js";
 import { HOOK_EVENTS, type HookEvent } from "../../operations/hooks/input.js";
+import { CAPTURE_KINDS, HOST_IDS, type CaptureKind, type HostId, hostOutput, isHost } from "../../operations/agent/names.js";
 import { STRATEGIES, type Strategy } from "../../operations/files/shared.js";
 import type { Store } from "../../timeline/store.js";
 import { CliContext, type GlobalOptions } from "../context.js";
 import { writeOut } from "../output.js";
 
 /** How a host reads a hook's stdout: Claude Code takes plain text (SessionStart adds it to the context); Gemini CLI parses it as one JSON object. */
-const HOSTS = ["claude", "gemini"] as const;
-type Host = (typeof HOSTS)[number];
+const LEGACY_HOSTS = ["claude", "gemini"] as const;
+type LegacyHost = (typeof LEGACY_HOSTS)[number];
 
 interface HookFlags {
-  host: Host;
+  host: string;
   strict?: boolean;
   strategy: Strategy;
   snapshot: boolean;
@@ -69,7 +71,7 @@ function say(event: string, line: string): void {
   process.stderr.write(`forge hook ${event}: ${line}\n`);
 }
 
-function writeOutput(host: Host, event: HookEvent, text: string): void {
+function writeOutput(host: LegacyHost, event: HookEvent, text: string): void {
   if (host === "gemini") {
     // Gemini CLI parses stdout as JSON whenever the hook exits 0: always print one object.
     const out = text === "" ? {} : { hookSpecificOutput: { hookEventName: event === "session-start" ? "SessionStart" : event, additionalContext: text } };
@@ -96,7 +98,7 @@ async function runEvent(ctx: CliContext, event: HookEvent, hostInput: HookInput,
   }
 }
 
-async function hook(event: HookEvent, flags: HookFlags, global: GlobalOptions): Promise<void> {
+async function hook(event: HookEvent, flags: HookFlags & { host: LegacyHost }, global: GlobalOptions): Promise<void> {
   const strict = flags.strict === true || process.env["FORGE_HOOK_STRICT"] === "1";
   let stdout = "";
   try {
@@ -135,21 +137,112 @@ async function hook(event: HookEvent, flags: HookFlags, global: GlobalOptions): 
   writeOutput(flags.host, event, stdout);
 }
 
+/** The payload a host sent on stdin: a JSON object (empty input: {}); its own fields kept as given. */
+function parsePayload(text: string): Record<string, unknown> {
+  if (text.trim() === "") return {};
+  const value: unknown = JSON.parse(text);
+  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ForgeError("INVALID_ARGUMENT", "the hook input is not a JSON object");
+  return value as Record<string, unknown>;
+}
+
+/** The folder a payload names as the host's working folder (Claude Code, Codex, Gemini CLI: cwd; Cursor: workspace_roots), if it exists. */
+function payloadCwd(payload: Record<string, unknown>): string | undefined {
+  const roots = Object.hasOwn(payload, "workspace_roots") ? payload["workspace_roots"] : undefined;
+  const named = Object.hasOwn(payload, "cwd") ? payload["cwd"] : Array.isArray(roots) ? roots[0] : undefined;
+  return typeof named === "string" && isAbsolute(named) && existsSync(named) && statSync(named).isDirectory() ? named : undefined;
+}
+
+/** Whether a store is to be found for `cwd`: a hook never creates one. */
+function storeFor(global: GlobalOptions, cwd: string): void {
+  if (global.store === undefined && !process.env["FORGE_STORE"] && findForgeRoot(cwd) === undefined)
+    throw new ForgeError("NO_STORE", `no Forge store for ${cwd}`, { hint: "run `forge enable` (or `forge init`) in the project, or set FORGE_STORE" });
+}
+
+/** `forge hook <kind> --host <id>`: the capture of a host's session at one of its events. */
+async function captureHook(kind: CaptureKind, host: HostId, flags: HookFlags, global: GlobalOptions): Promise<void> {
+  const strict = flags.strict === true || process.env["FORGE_HOOK_STRICT"] === "1";
+  let stdout: string | undefined;
+  try {
+    let payload: Record<string, unknown> = {};
+    try {
+      payload = parsePayload(readStdin());
+    } catch (e) {
+      if (strict) throw e;
+      say(kind, `the hook input is not JSON (${(e as Error).message}); going on without it`);
+    }
+    const cwd = payloadCwd(payload) ?? process.cwd();
+    storeFor(global, cwd);
+    const ctx = new HookContext(global, cwd);
+    try {
+      await ctx.store();
+      const { captureHookOperation } = await import("../../operations/agent/hooks.js");
+      const report = await ctx.call(captureHookOperation, { host, kind, payload, cwd });
+      for (const w of report.warnings) say(kind, `warning: ${w}`);
+      if (flags.verbose) for (const a of report.actions) say(kind, a);
+      stdout = report.stdout;
+    } finally {
+      await ctx.close();
+    }
+  } catch (e) {
+    say(kind, `${strict ? "error" : "skipped"}: ${describe(e)}`);
+    process.exitCode = strict ? 1 : 0;
+  }
+  // A host that parses stdout (as JSON) gets what it expects whatever happened.
+  writeOut(stdout ?? (await hostOutput(host, kind, "").catch(() => "")));
+}
+
+/** `forge hook commit-msg FILE [SOURCE] [SHA]`: from git's prepare-commit-msg; never stops a commit. */
+async function commitMsgHook(file: string, source: string | undefined, flags: { strict?: boolean; verbose?: boolean }, global: GlobalOptions): Promise<void> {
+  const strict = flags.strict === true || process.env["FORGE_HOOK_STRICT"] === "1";
+  try {
+    const cwd = process.cwd();
+    storeFor(global, cwd);
+    const ctx = new HookContext(global, cwd);
+    try {
+      const { commitMsgHookOperation } = await import("../../operations/agent/hooks.js");
+      const r = await ctx.call(commitMsgHookOperation, { file, ...(source !== undefined && { source }), cwd });
+      if (flags.verbose) say("commit-msg", r.checkpoint ? `Forge-Checkpoint: ${r.checkpoint.id} (${r.session})` : "no captured session is active: no trailer");
+    } finally {
+      await ctx.close();
+    }
+  } catch (e) {
+    say("commit-msg", `${strict ? "error" : "skipped"}: ${describe(e)}`);
+    process.exitCode = strict ? 1 : 0;
+  }
+}
+
+function describe(e: unknown): string {
+  return e instanceof ForgeError ? `${e.message}${e.hint ? ` (${e.hint})` : ""}` : e instanceof Error ? e.message : String(e);
+}
+
 export function hookCommand(): Command {
   const cmd = new Command("hook").description(
-    "for agent hosts' hooks: checkpoint at session start, before compaction, after edits and at the end of a turn (never fails the host)",
+    "what agent hosts run at their events (written by `forge enable`): capture the session, checkpoint at prompts, snapshot files (never fails the host)",
   );
-  const descriptions: Record<HookEvent, string> = {
-    "session-start": "print the session's brief for the host to add to the context (after a compaction, resume or clear; --always: also at startup)",
-    "pre-compact": "an automatic checkpoint with the compaction trigger (--files: and a workspace snapshot)",
+  const descriptions: Record<HookEvent | CaptureKind, string> = {
+    "session-start": "a host session starts: print the brief for the host after a compaction, resume or clear (--always: also at startup)",
+    "pre-compact": "before the host compacts its context: a checkpoint (legacy hosts: --files for a workspace snapshot too)",
     "post-edit": "record the edited paths as the agent's and snapshot the workspace; other changes are reported as outside the agent",
-    stop: "a closing checkpoint when the reasoning changed, and a workspace snapshot when files changed (--no-files: not)",
+    stop: "the end of a turn: the transcript imported and the files snapshotted when they changed",
+    prompt: "a prompt was submitted (--host ID): a checkpoint of that moment's files, conversation and reasoning",
+    tool: "a tool ran (--host ID): the transcript imported, and the files snapshotted when the tool may write",
+    "session-end": "the host session ended (--host ID): the last of the transcript imported",
   };
-  for (const event of HOOK_EVENTS) {
+  const events = [...new Set<HookEvent | CaptureKind>([...HOOK_EVENTS, ...CAPTURE_KINDS])];
+  for (const event of events) {
+    const legacy = (HOOK_EVENTS as readonly string[]).includes(event);
+    const capture = (CAPTURE_KINDS as readonly string[]).includes(event);
+    const choices = [...(legacy ? LEGACY_HOSTS : []), ...(capture ? HOST_IDS : [])];
+    const host = new Option(
+      "--host <host>",
+      `the host running the hook: ${capture ? `${HOST_IDS.join(", ")} (capture)` : ""}${legacy && capture ? "; " : ""}${legacy ? "claude or gemini (stdout as text or one JSON object; no capture)" : ""}`,
+    ).choices(choices);
+    if (legacy) host.default("claude");
+    else host.makeOptionMandatory();
     const sub = cmd
       .command(event)
       .description(descriptions[event])
-      .addOption(new Option("--host <host>", "the host reading stdout: claude (plain text) or gemini (one JSON object)").choices(HOSTS).default("claude"))
+      .addOption(host)
       .option("--strict", "exit 1 when Forge has a problem (default: report on stderr, exit 0)")
       .addOption(new Option("--strategy <s>", "what snapshots do with changes made outside the agent").choices(STRATEGIES).default("warn"))
       .option("--root <dir>", "the workspace folder (default: the folder holding .forge above the host's cwd)")
@@ -159,8 +252,21 @@ export function hookCommand(): Command {
     if (event === "stop") sub.option("--no-files", "no workspace snapshot");
     if (event === "session-start") sub.option("--always", "print the brief at startup too");
     sub.action(async (flags: HookFlags, c: Command) => {
-      await hook(event, { ...flags, snapshot: flags.snapshot !== false }, c.optsWithGlobals<GlobalOptions>());
+      const global = c.optsWithGlobals<GlobalOptions>();
+      if (isHost(flags.host)) return captureHook(event as CaptureKind, flags.host, flags, global);
+      await hook(event as HookEvent, { ...flags, host: flags.host as LegacyHost, snapshot: flags.snapshot !== false }, global);
     });
   }
+  cmd
+    .command("commit-msg")
+    .description("from git's prepare-commit-msg (installed by `forge enable`): a Forge-Checkpoint trailer when a captured session is active")
+    .argument("<file>", "the commit message file")
+    .argument("[source]", "git's commit source (message, template, merge, squash, commit)")
+    .argument("[sha]", "the commit being amended")
+    .option("--strict", "exit 1 when Forge has a problem (default: report on stderr, exit 0)")
+    .option("-v, --verbose", "say on stderr what was done")
+    .action(async (file: string, source: string | undefined, _sha: string | undefined, flags: { strict?: boolean; verbose?: boolean }, c: Command) => {
+      await commitMsgHook(file, source, flags, c.optsWithGlobals<GlobalOptions>());
+    });
   return cmd;
 }

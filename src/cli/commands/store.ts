@@ -17,7 +17,11 @@ export function initCommand(): Command {
       // --store is written down for the folder; FORGE_STORE is the environment's, and stays there.
       const fromEnv = readEnv(["FORGE_STORE"])["FORGE_STORE"];
       const store = ctx.global.store ?? (fromEnv || undefined);
-      const r = await ctx.call((await ops.init()).initOperation, { folder: ".", remember: ctx.global.store !== undefined, ...(store !== undefined && { store }) });
+      const r = await ctx.call((await ops.init()).initOperation, {
+        folder: ".",
+        remember: ctx.global.store !== undefined,
+        ...(store !== undefined && { store }),
+      });
       if (ctx.json) return printJson(r);
       println(`${r.created ? "Initialized empty" : "Reinitialized existing"} Forge store in ${r.dir} (${r.store.split(":")[0]})`);
       if (r.gitWorkTree !== null) println(c.dim(`.forge/ is kept out of git (${r.gitWorkTree}) by .forge/.gitignore`));
