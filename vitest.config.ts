@@ -5,6 +5,8 @@ export default defineConfig({
     // The CLI checks every input it builds against its operation's schema (see CliContext.call).
     env: { FORGE_CHECK_INPUTS: "1" },
     include: ["test/**/*.test.ts"],
+    // Tests that need what CI has not (the agent hosts' own binaries, logged in): run on purpose.
+    exclude: ["test/opt-in/**", "**/node_modules/**"],
     globalSetup: ["test/setup/postgres.global.ts"],
     testTimeout: 60_000,
     // LangGraph's checkpoint validation suite (test/langgraph) calls describe/it/expect as globals.

@@ -1,5 +1,5 @@
-// Opt-in: drives the real host binaries where they are installed and FORGE_REAL_HOSTS=1 is
-// set (they need their own login or API key, which CI does not have): one non-interactive
+// Opt-in, outside the default run (`npm run test:real-hosts`, FORGE_REAL_HOSTS=claude-code,… to pick hosts): drives the real host binaries
+// (they need their own login or API key, which CI does not have): one non-interactive
 // prompt that writes a file, through the hooks `forge enable` wrote, must leave a captured
 // session with that prompt and that file change. The fake agent (agent-e2e.test.ts) covers
 // the same path on every run; this is the check that the hosts still behave as documented.
@@ -9,9 +9,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { FORGE_BIN, forge, json, ok } from "../support/cli.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
-import { gitRepo } from "./git-support.js";
+import { gitRepo } from "../hosts/git-support.js";
 
-const optedIn = process.env["FORGE_REAL_HOSTS"] === "1";
 const installed = (bin: string) => spawnSync("sh", ["-c", `command -v ${bin}`]).status === 0;
 
 /** Each host's non-interactive run of one prompt that is allowed to write files. */
@@ -24,8 +23,13 @@ const HOSTS = [
 let dir: TempDir | undefined;
 afterEach(() => dir?.remove());
 
-describe.each(HOSTS)("the real $bin", ({ host, bin, args }) => {
-  it.runIf(optedIn && installed(bin))("captures a prompt that writes a file", () => {
+// FORGE_REAL_HOSTS=claude-code,codex picks the hosts (default: all three).
+const wanted = (process.env["FORGE_REAL_HOSTS"] ?? "").split(",").filter((h) => h !== "");
+const chosen = HOSTS.filter((h) => wanted.length === 0 || wanted.includes(h.host));
+
+describe.each(chosen)("the real $bin", ({ host, bin, args }) => {
+  it("captures a prompt that writes a file", () => {
+    expect(installed(bin), `${bin} is not on the PATH`).toBe(true);
     dir = makeTempDir(`real-${host}`);
     const project = join(dir.path, "project");
     mkdirSync(project);
