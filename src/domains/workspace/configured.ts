@@ -1,25 +1,12 @@
 // Opening a workspace the way every front end does (CLI, MCP server, hooks, watch): the
 // root is the one asked for, else the folder holding the nearest .forge, else the current
 // one; ignore patterns, the size limit and retention come from that folder's config.json.
-import { resolve } from "node:path";
 import { findForgeRoot, readConfigFile } from "../../core/config.js";
+import { type WorkspaceLocation, workspaceRoot } from "./location.js";
 import type { Store } from "../../timeline/store.js";
 import { WORKSPACE_SESSION, Workspace } from "./workspace.js";
 
-export interface WorkspaceLocation {
-  /** The workspace folder; default: the folder holding the nearest .forge, else `cwd`. */
-  readonly root?: string;
-  /** The session holding the snapshots (default "workspace"). */
-  readonly filesSession?: string;
-  /** Where relative roots and the .forge search start (default: the process's cwd). */
-  readonly cwd?: string;
-}
-
-/** The workspace root for `location` (absolute). */
-export function workspaceRoot(location: WorkspaceLocation = {}): string {
-  const cwd = location.cwd ?? process.cwd();
-  return location.root !== undefined ? resolve(cwd, location.root) : (findForgeRoot(cwd) ?? resolve(cwd));
-}
+export { type WorkspaceLocation, workspaceRoot } from "./location.js";
 
 /** Opens the workspace at `location` with its folder's configuration. */
 export async function openConfiguredWorkspace(store: Store, location: WorkspaceLocation = {}): Promise<Workspace> {

@@ -2,7 +2,7 @@
 // keep their state) and the JSON shapes of a captured session and a turn.
 import { join } from "node:path";
 import { FORGE_DIR } from "../../core/config.js";
-import { workspaceRoot } from "../../domains/workspace/configured.js";
+import { workspaceRoot } from "../../domains/workspace/location.js";
 import type { AgentSessionSummary, AgentTurn } from "../../integrations/hosts/agent-sessions.js";
 import type { Message } from "../../domains/conversation/model.js";
 import type { OperationContext } from "../context.js";

@@ -22,6 +22,7 @@ import { field, flag, isObject, type JsonObject, list, obj, omit, str, text } fr
 import { homeFolder } from "./homes.js";
 import { type JsonlLine, jsonlMark, lineKey, parseLine, readAllJsonl, readJsonl } from "./jsonl.js";
 import { argumentsFromText, argumentsFromValue, captured, hostRecord } from "./messages.js";
+import { hostEvent } from "./payload.js";
 
 const HOST = "copilot";
 const LABEL = "Copilot CLI";
@@ -41,18 +42,8 @@ function normalize(kind: CaptureKind, payload: Readonly<Record<string, unknown>>
   const prompt = kind === "prompt" ? str(raw, "prompt") : undefined;
   const source = kind === "session-start" ? text(raw, "source") : undefined;
   const trigger = kind === "pre-compact" ? text(raw, "trigger") : undefined;
-  return {
-    host: HOST,
-    kind,
-    ...(sessionId !== undefined && { sessionId }),
-    ...(cwd !== undefined && { cwd }),
-    ...(transcriptPath !== undefined && { transcriptPath }),
-    ...(prompt !== undefined && { prompt }),
-    ...(kind === "tool" && { tool: copilotTool(raw, either("toolName", "tool_name") ?? "unknown") }),
-    ...(source !== undefined && { source }),
-    ...(trigger !== undefined && { trigger }),
-    raw,
-  };
+  const tool = kind === "tool" ? copilotTool(raw, either("toolName", "tool_name") ?? "unknown") : undefined;
+  return hostEvent(HOST, kind, raw, { sessionId, cwd, transcriptPath, prompt, tool, source, trigger });
 }
 
 /** The tool a postToolUse or postToolUseFailure payload reports; its arguments parsed from their JSON string. */

@@ -19,6 +19,7 @@ import { field, isObject, list, obj, omit, str, text } from "./fields.js";
 import { homeFolder } from "./homes.js";
 import { type JsonlLine, jsonlMark, lineKey, parseLine, readJsonl } from "./jsonl.js";
 import { argumentsFromValue, captured, hostRecord, keyed, toContent } from "./messages.js";
+import { hostEvent } from "./payload.js";
 
 const HOST = "cursor";
 const LABEL = "Cursor";
@@ -36,17 +37,7 @@ function normalize(kind: CaptureKind, payload: Readonly<Record<string, unknown>>
   const transcriptPath = text(raw, "transcript_path");
   const prompt = kind === "prompt" ? str(raw, "prompt") : undefined;
   const trigger = kind === "pre-compact" ? text(raw, "trigger") : undefined;
-  return {
-    host: HOST,
-    kind,
-    ...(sessionId !== undefined && { sessionId }),
-    ...(cwd !== undefined && { cwd }),
-    ...(transcriptPath !== undefined && { transcriptPath }),
-    ...(prompt !== undefined && { prompt }),
-    ...(kind === "tool" && { tool: cursorTool(raw) }),
-    ...(trigger !== undefined && { trigger }),
-    raw,
-  };
+  return hostEvent(HOST, kind, raw, { sessionId, cwd, transcriptPath, prompt, tool: kind === "tool" ? cursorTool(raw) : undefined, trigger });
 }
 
 /** The tool an `after*` payload (or a `postToolUse` one, should a user wire it) reports. */

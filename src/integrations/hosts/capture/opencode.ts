@@ -7,7 +7,7 @@
 import { copyData } from "../../../core/own.js";
 import type { CaptureKind, HostCapture, HostEvent } from "../types.js";
 import { field, isObject, str, text } from "./fields.js";
-import { patchPaths } from "./payload.js";
+import { hostEvent, patchPaths } from "./payload.js";
 
 const HOST = "opencode";
 
@@ -23,17 +23,9 @@ function normalize(kind: CaptureKind, payload: Readonly<Record<string, unknown>>
   const cwd = text(raw, "directory");
   // The plugin sends the text parts the user typed (no synthetic ones): "" when there are none.
   const prompt = kind === "prompt" ? str(raw, "prompt") : undefined;
-  return {
-    host: HOST,
-    kind,
-    ...(sessionId !== undefined && { sessionId }),
-    ...(cwd !== undefined && { cwd }),
-    ...(prompt !== undefined && { prompt }),
-    ...(kind === "tool" && { tool: opencodeTool(raw) }),
-    // The plugin runs session-start at session.created only: a new session.
-    ...(kind === "session-start" && { source: "startup" }),
-    raw,
-  };
+  // The plugin runs session-start at session.created only: a new session.
+  const source = kind === "session-start" ? "startup" : undefined;
+  return hostEvent(HOST, kind, raw, { sessionId, cwd, prompt, tool: kind === "tool" ? opencodeTool(raw) : undefined, source });
 }
 
 /** The tool a tool.execute.after payload reports. */

@@ -15,6 +15,17 @@ export interface PayloadPolicy {
 }
 
 /** A hook payload, normalized: own properties only, empty strings and nulls left out. */
+/** The fields of a HostEvent a payload may give; undefined where it gave none. */
+export type EventFields = { readonly [K in Exclude<keyof HostEvent, "host" | "kind" | "raw">]?: HostEvent[K] | undefined };
+
+/** A HostEvent from what a host's payload gave: a field it did not give is left out, never set to undefined. */
+export function hostEvent(host: HostId, kind: CaptureKind, raw: Readonly<Record<string, unknown>>, fields: EventFields): HostEvent {
+  const out: Record<string, unknown> = { host, kind };
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) out[k] = v;
+  out["raw"] = raw;
+  return out as unknown as HostEvent;
+}
+
 export function normalizePayload(host: HostId, kind: CaptureKind, payload: Readonly<Record<string, unknown>>, policy: PayloadPolicy): HostEvent {
   const raw = copyData(isObject(payload) ? payload : {}) as Record<string, unknown>;
   const sessionId = text(raw, "session_id");
@@ -34,18 +45,7 @@ export function normalizePayload(host: HostId, kind: CaptureKind, payload: Reado
           mayWrite: !policy.readOnlyTools.has(toolName),
           editedPaths: policy.editedPaths(toolName, field(raw, "tool_input")),
         };
-  return {
-    host,
-    kind,
-    ...(sessionId !== undefined && { sessionId }),
-    ...(cwd !== undefined && { cwd }),
-    ...(transcriptPath !== undefined && { transcriptPath }),
-    ...(prompt !== undefined && { prompt }),
-    ...(tool !== undefined && { tool }),
-    ...(source !== undefined && { source }),
-    ...(trigger !== undefined && { trigger }),
-    raw,
-  };
+  return hostEvent(host, kind, raw, { sessionId, cwd, transcriptPath, prompt, tool, source, trigger });
 }
 
 /**

@@ -21,8 +21,8 @@ const CHAINED = `${HOOK}.forge-chained`;
 export interface GitHookChange {
   /** The hook script (relative to the project root when inside it). */
   readonly path: string;
-  /** created: Forge wrote it; inserted: Forge's block went into the user's script; wrapped: the user's script was moved aside and is called; unchanged; removed: disable took Forge's part out (or deleted its script); kept: disable left a script that changed; skipped: not a git work tree. */
-  readonly action: "created" | "inserted" | "wrapped" | "unchanged" | "removed" | "kept" | "skipped";
+  /** created: Forge wrote it; inserted: Forge's block went into the user's script; wrapped: the user's script was moved aside and is called; updated: an older version's block replaced; unchanged; removed: disable took Forge's part out (or deleted its script); kept: disable left a script that changed; skipped: not a git work tree. */
+  readonly action: "created" | "inserted" | "wrapped" | "updated" | "unchanged" | "removed" | "kept" | "skipped";
   readonly note?: string;
 }
 
@@ -76,7 +76,10 @@ export function installGitHook(root: string, forge: string, prev: GitHookRecord 
     const next = prev.block.startsWith("\n") ? `\n${wanted}` : wanted;
     const updated = text.replace(prev.block, next);
     writeTextFile(path, updated);
-    return { change: { path: shown, action: "unchanged", note: "updated Forge's block" }, record: { ...prev, block: next, writtenHash: textHash(updated) } };
+    return {
+      change: { path: shown, action: "updated", note: "Forge's block, from an older version" },
+      record: { ...prev, block: next, writtenHash: textHash(updated) },
+    };
   }
   const createdDirs = missingFolders(root, dirname(path));
   for (const d of createdDirs) makeFolder(root, d);
