@@ -11,6 +11,18 @@ export type { GcOptions, GcReport } from "./timeline/gc.js";
 export type { FsckOptions, FsckReport } from "./timeline/fsck.js";
 export type { ProgressEvent, ProgressListener } from "./core/progress.js";
 export type { ExportResult, ImportOptions, ImportReport } from "./timeline/bundle.js";
+export { Redactor, RulesNotLoaded, type RedactionAllowList, type RedactionOptions } from "./core/redact/redactor.js";
+export type { SecretFinding, SecretScanReport } from "./timeline/secret-scan.js";
+export type { RedactOptions, RedactReport } from "./timeline/secret-redact.js";
+export {
+  SEARCH_KINDS,
+  type HitCheckpoint,
+  type SearchHit,
+  type SearchOptions,
+  type SearchOrder,
+  type SearchResult,
+} from "./timeline/search.js";
+export type { IndexStats } from "./backends/search/search-index.js";
 export * from "./core/errors.js";
 export { InvalidTimeError, parseDuration, parseTime, type TimeInput } from "./core/time.js";
 export { ManualClock, systemClock, type Clock } from "./core/clock.js";

@@ -1,6 +1,8 @@
 import { runBackendContract } from "./contract/backend-contract.js";
 import { runRunStoreContract } from "./contract/run-store-contract.js";
+import { runSearchContract } from "./contract/search-contract.js";
 import { postgresStore } from "./support/stores.js";
 
 runBackendContract("postgres", postgresStore);
 runRunStoreContract("postgres", postgresStore);
+runSearchContract("postgres", postgresStore);

@@ -182,9 +182,13 @@ describe("SQLite store recognition (library)", () => {
       creator.pragma("journal_mode = WAL");
       creator.pragma("wal_autocheckpoint = 0");
       creator.exec("BEGIN");
-      // Copy the legacy store's schema, as a Forge before the mark would have created it.
+      // Copy the legacy store's schema, as a Forge before the mark would have created it (it had no search index).
       const schema = new Database(path, { readonly: true });
-      const sql = (schema.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid").all() as { sql: string }[]).map((r) => r.sql);
+      const sql = (
+        schema.prepare("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'search\\_%' ESCAPE '\\' ORDER BY rowid").all() as {
+          sql: string;
+        }[]
+      ).map((r) => r.sql);
       const version = schema.pragma("user_version", { simple: true }) as number;
       schema.close();
       for (const s of sql) creator.exec(s);

@@ -1,7 +1,9 @@
 // The one interface every storage backend implements: immutable objects by hash, and
 // relational metadata (sessions, checkpoints, branch refs, milestones) changed in atomic transactions.
 // Every method is async so a network backend fits; the shared contract suite holds each
-// implementation to the same behaviour.
+// implementation to the same behaviour. Beside them, each keeps a full-text index of what the
+// checkpoints hold (search/search-index.ts).
+import type { SearchIndexReader, SearchIndexWriter } from "./search/search-index.js";
 
 /** A stored object: its SHA-256 (hex) and its stored bytes (codec byte + body). */
 export interface StoredObject {
@@ -139,7 +141,8 @@ export interface MetaWriter extends MetaReader {
   allocateSeq(sessionId: string): Promise<number>;
   /** Inserts a checkpoint made elsewhere (import) and raises the session's counter past its seq. */
   insertCheckpoint(row: CheckpointRow): Promise<void>;
-  updateCheckpoint(id: string, patch: Partial<Pick<CheckpointRow, "tags" | "parentId" | "message" | "metadata">>): Promise<void>;
+  /** Changes a checkpoint's row; `stateRoot` only to a tree holding the same state with its secrets redacted (`forge redact`). */
+  updateCheckpoint(id: string, patch: Partial<Pick<CheckpointRow, "tags" | "parentId" | "message" | "metadata" | "stateRoot">>): Promise<void>;
   deleteCheckpoints(ids: readonly string[]): Promise<void>;
   setRef(sessionId: string, name: string, checkpointId: string): Promise<void>;
   deleteRef(sessionId: string, name: string): Promise<void>;
@@ -154,6 +157,8 @@ export interface MetaWriter extends MetaReader {
    * (it only ever removes garbage). Returns how many objects and stored bytes went.
    */
   deleteObjects(hashes: readonly string[], createdBefore: number): Promise<DeletedObjects>;
+  /** The full-text index's writes, committed with the transaction. */
+  readonly search: SearchIndexWriter;
 }
 
 export interface Backend {
@@ -177,6 +182,8 @@ export interface Backend {
   readonly meta: MetaReader;
   /** Runs `fn` in one exclusive metadata transaction: all its writes commit, or none do. */
   transaction<T>(fn: (tx: MetaWriter) => Promise<T>): Promise<T>;
+  /** The full-text index's reads (its writes are the transaction's `search`). */
+  readonly search: SearchIndexReader;
 
   close(): Promise<void>;
 }

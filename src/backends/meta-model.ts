@@ -2,6 +2,7 @@
 // a transaction record their inverse, so a failed transaction leaves the model untouched.
 import { ForgeError } from "../core/errors.js";
 import type { CheckpointQuery, CheckpointRow, DeletedObjects, MetaWriter, MilestoneRow, RefRow, SessionPatch, SessionRow } from "./backend.js";
+import type { SearchIndexWriter } from "./search/search-index.js";
 
 /** The model as plain JSON, for the file backend to persist. */
 export interface MetaDoc {
@@ -55,10 +56,11 @@ export class MetaModel {
 
   /**
    * A reader/writer over the model. Writes need an undo log (they record how to roll back)
-   * and, for gc, the backend's own object deletion.
+   * and, for gc, the backend's own object deletion; the full-text index's writes are the
+   * backend's in-process index, whose changes go on the same undo log.
    */
-  view(undo?: (() => void)[], deleteObjects?: DeleteObjects): MetaWriter {
-    return new ModelView(this, undo, deleteObjects);
+  view(undo?: (() => void)[], deleteObjects?: DeleteObjects, search?: SearchIndexWriter): MetaWriter {
+    return new ModelView(this, undo, deleteObjects, search);
   }
 
   refsOf(sessionId: string): Map<string, string> {
@@ -78,11 +80,19 @@ class ModelView implements MetaWriter {
   readonly #m: MetaModel;
   readonly #undo: (() => void)[] | undefined;
   readonly #deleteObjects: DeleteObjects | undefined;
+  readonly #search: SearchIndexWriter | undefined;
 
-  constructor(model: MetaModel, undo?: (() => void)[], deleteObjects?: DeleteObjects) {
+  constructor(model: MetaModel, undo?: (() => void)[], deleteObjects?: DeleteObjects, search?: SearchIndexWriter) {
     this.#m = model;
     this.#undo = undo;
     this.#deleteObjects = deleteObjects;
+    this.#search = search;
+  }
+
+  get search(): SearchIndexWriter {
+    this.#writable();
+    if (!this.#search) throw new ForgeError("CONFLICT", "this view has no search index to write");
+    return this.#search;
   }
 
   #writable(): (() => void)[] {
@@ -225,7 +235,7 @@ class ModelView implements MetaWriter {
     if (row.seq >= s.nextSeq) this.#put(this.#m.sessions, s.id, { ...s, nextSeq: row.seq + 1 });
   }
 
-  async updateCheckpoint(id: string, patch: Partial<Pick<CheckpointRow, "tags" | "parentId" | "message" | "metadata">>): Promise<void> {
+  async updateCheckpoint(id: string, patch: Partial<Pick<CheckpointRow, "tags" | "parentId" | "message" | "metadata" | "stateRoot">>): Promise<void> {
     const c = this.#m.checkpoints.get(id);
     if (!c) throw new ForgeError("CHECKPOINT_NOT_FOUND", `no checkpoint with id ${id}`);
     this.#put(this.#m.checkpoints, id, { ...c, ...patch });

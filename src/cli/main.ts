@@ -17,6 +17,7 @@ const MODULES: readonly { readonly names: readonly string[]; readonly load: () =
   { names: ["init"], load: async () => [(await import("./commands/store.js")).initCommand()] },
   { names: ["checkpoint", "cp"], load: async () => [(await import("./commands/checkpoint.js")).checkpointCommand()] },
   { names: ["milestone"], load: async () => [(await import("./commands/milestone.js")).milestoneCommand()] },
+  { names: ["search"], load: async () => [(await import("./commands/search.js")).searchCommand()] },
   { names: ["session"], load: async () => [(await import("./commands/store.js")).sessionCommand()] },
   {
     names: [
@@ -65,6 +66,13 @@ const MODULES: readonly { readonly names: readonly string[]; readonly load: () =
     load: async () => {
       const m = await import("./commands/store.js");
       return [m.duCommand(), m.gcCommand(), m.fsckCommand()];
+    },
+  },
+  {
+    names: ["scan", "redact"],
+    load: async () => {
+      const m = await import("./commands/scan.js");
+      return [m.scanCommand(), m.redactCommand()];
     },
   },
   { names: ["demo"], load: async () => [(await import("./demo.js")).demoCommand()] },

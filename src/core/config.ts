@@ -4,6 +4,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { ForgeError } from "./errors.js";
 import { setOwn } from "./own.js";
+import type { RedactionOptions } from "./redact/redactor.js";
 
 export const FORGE_DIR = ".forge";
 export const DEFAULT_DB = "forge.db";
@@ -18,7 +19,14 @@ export interface ForgeConfigFile {
     readonly maxFileBytes?: number;
     readonly keepLast?: number;
     readonly keepDays?: number;
+    /**
+     * Secret files (`.env`, private keys, credential stores) that snapshots hold anyway:
+     * gitignore-style patterns, or true for all of them. Files git tracks are always held.
+     */
+    readonly secretFiles?: boolean | readonly string[];
   };
+  /** Secret redaction: on unless `enabled` is false; `allow` turns false positives off (docs/SECURITY.md). */
+  readonly redact?: RedactionOptions;
 }
 
 /** The nearest folder at or above `cwd` that holds a .forge folder, if any. */
@@ -39,9 +47,13 @@ export function readConfigFile(root: string): ForgeConfigFile {
   try {
     const parsed: unknown = JSON.parse(readFileSync(path, "utf8"));
     if (typeof parsed !== "object" || parsed === null) throw new Error("not a JSON object");
-    const { store, workspace } = parsed as { store?: unknown; workspace?: unknown };
+    const { store, workspace, redact } = parsed as { store?: unknown; workspace?: unknown; redact?: unknown };
     if (store !== undefined && typeof store !== "string") throw new Error('"store" is not a string');
-    return { ...(typeof store === "string" && { store }), ...(workspace !== undefined && { workspace: checkWorkspaceConfig(workspace) }) };
+    return {
+      ...(typeof store === "string" && { store }),
+      ...(workspace !== undefined && { workspace: checkWorkspaceConfig(workspace) }),
+      ...(redact !== undefined && { redact: checkRedactConfig(redact) }),
+    };
   } catch (e) {
     throw new ForgeError("INVALID_ARGUMENT", `cannot read ${path}: ${(e as Error).message}`, {
       hint: "fix or delete the file; `forge init` writes a new one",
@@ -53,10 +65,16 @@ export function readConfigFile(root: string): ForgeConfigFile {
 function checkWorkspaceConfig(v: unknown): NonNullable<ForgeConfigFile["workspace"]> {
   if (typeof v !== "object" || v === null) throw new Error('"workspace" is not an object');
   const w = v as Record<string, unknown>;
-  const out: { ignore?: string[]; maxFileBytes?: number; keepLast?: number; keepDays?: number } = {};
+  const out: { ignore?: string[]; maxFileBytes?: number; keepLast?: number; keepDays?: number; secretFiles?: boolean | string[] } = {};
   if (w["ignore"] !== undefined) {
     if (!Array.isArray(w["ignore"]) || !w["ignore"].every((p) => typeof p === "string")) throw new Error('"workspace.ignore" is not a list of patterns');
     out.ignore = w["ignore"] as string[];
+  }
+  const secretFiles = w["secretFiles"];
+  if (secretFiles !== undefined) {
+    if (typeof secretFiles !== "boolean" && !(Array.isArray(secretFiles) && secretFiles.every((p) => typeof p === "string")))
+      throw new Error('"workspace.secretFiles" is neither true/false nor a list of patterns');
+    out.secretFiles = secretFiles as boolean | string[];
   }
   for (const k of ["maxFileBytes", "keepLast", "keepDays"] as const) {
     const n = w[k];
@@ -65,6 +83,31 @@ function checkWorkspaceConfig(v: unknown): NonNullable<ForgeConfigFile["workspac
     out[k] = n;
   }
   return out;
+}
+
+function checkRedactConfig(v: unknown): RedactionOptions {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) throw new Error('"redact" is not an object');
+  const r = v as Record<string, unknown>;
+  for (const k of Object.keys(r)) if (k !== "enabled" && k !== "allow") throw new Error(`"redact.${k}" is not a setting (enabled, allow)`);
+  if (r["enabled"] !== undefined && typeof r["enabled"] !== "boolean") throw new Error('"redact.enabled" is not true or false');
+  const allow = r["allow"];
+  if (allow === undefined) return { ...(r["enabled"] !== undefined && { enabled: r["enabled"] as boolean }) };
+  if (typeof allow !== "object" || allow === null || Array.isArray(allow)) throw new Error('"redact.allow" is not an object');
+  const a = allow as Record<string, unknown>;
+  const lists: Record<string, string[]> = {};
+  for (const k of Object.keys(a)) {
+    const list = a[k];
+    if (k !== "rules" && k !== "values" && k !== "paths") throw new Error(`"redact.allow.${k}" is not a setting (rules, values, paths)`);
+    if (!Array.isArray(list) || !list.every((x) => typeof x === "string" && x !== "")) throw new Error(`"redact.allow.${k}" is not a list of strings`);
+    lists[k] = list as string[];
+  }
+  return { ...(r["enabled"] !== undefined && { enabled: r["enabled"] as boolean }), allow: lists };
+}
+
+/** The redaction settings of the store found from `cwd` (its .forge/config.json), or none. */
+export function redactionConfig(cwd: string): RedactionOptions | undefined {
+  const root = findForgeRoot(cwd);
+  return root === undefined ? undefined : readConfigFile(root).redact;
 }
 
 /**

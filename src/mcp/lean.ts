@@ -7,7 +7,7 @@ import { z } from "zod";
 import { InvalidArgumentError } from "../core/errors.js";
 import { compareOperation } from "../operations/checkpoint/compare.js";
 import { createOperation } from "../operations/checkpoint/create.js";
-import { listOperation, searchOperation } from "../operations/checkpoint/read.js";
+import { listOperation } from "../operations/checkpoint/read.js";
 import { restoreOperation } from "../operations/checkpoint/restore.js";
 import type { OperationContext } from "../operations/context.js";
 import { filesDiffOperation } from "../operations/files/diff.js";
@@ -15,6 +15,7 @@ import { filesRestoreOperation } from "../operations/files/restore.js";
 import { defineOperation, type AnyOperation, type InputOf, type Operation, type Shape } from "../operations/operation.js";
 import { beliefAddOperation } from "../operations/reasoning/beliefs.js";
 import { gapAddOperation, gapFillOperation } from "../operations/reasoning/gaps.js";
+import { searchOperation } from "../operations/search/search.js";
 import { evidenceAddOperation, hypothesisAddOperation, hypothesisUpdateOperation } from "../operations/reasoning/hypotheses.js";
 import { noteAddOperation, taskSetOperation } from "../operations/reasoning/journal.js";
 import { briefOperation } from "../operations/reasoning/resume.js";
@@ -52,17 +53,29 @@ function narrow<S extends Shape, R>(op: Operation<S, R>, description: string, fi
   });
 }
 
-/** checkpoint_list, or checkpoint_search when a query is given: one tool to find a checkpoint by. */
+/** checkpoint_list, or a full-text search when a query is given: one tool to find a checkpoint by. */
 const findOperation = defineOperation({
   name: listOperation.name,
   title: "List or search checkpoints",
-  description: "The session's checkpoints, oldest first. With `query`: those whose message, tags or trigger contain it, newest first.",
+  description:
+    'The session\'s checkpoints, oldest first. With `query`: full-text search of all history (words ANDed, "quoted phrases"), best first; `first: true` orders by first appearance.',
   effect: "read",
   input: (zod) => ({
     query: zod.string().min(1).optional().describe("text to search for"),
+    first: zod.boolean().optional().describe("with query: earliest appearance first"),
     limit: listOperation.input(zod).limit.describe("at most this many, the newest"),
   }),
-  run: (ctx, input): Promise<unknown> => (input.query === undefined ? runWith(listOperation, ctx, input) : runWith(searchOperation, ctx, input)),
+  run: (ctx, input): Promise<unknown> => {
+    if (input.query === undefined) {
+      if (input.first !== undefined) throw new InvalidArgumentError("`first` orders search hits", "give a query with it");
+      return runWith(listOperation, ctx, { ...(input.limit !== undefined && { limit: input.limit }) });
+    }
+    return runWith(searchOperation, ctx, {
+      query: input.query,
+      ...(input.first !== undefined && { first: input.first }),
+      ...(input.limit !== undefined && { limit: input.limit }),
+    });
+  },
 });
 
 const RECORD_KINDS = ["task", "hypothesis", "evidence", "belief", "gap", "note"] as const;

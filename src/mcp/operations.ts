@@ -1,7 +1,7 @@
 // The operations an agent sees as MCP tools, in the order tools are listed.
 import { compareOperation } from "../operations/checkpoint/compare.js";
 import { createOperation } from "../operations/checkpoint/create.js";
-import { atOperation, listOperation, searchOperation, showOperation, timelineOperation } from "../operations/checkpoint/read.js";
+import { atOperation, listOperation, showOperation, timelineOperation } from "../operations/checkpoint/read.js";
 import { restoreOperation } from "../operations/checkpoint/restore.js";
 import { filesDiffOperation } from "../operations/files/diff.js";
 import { filesLogOperation } from "../operations/files/log.js";
@@ -9,6 +9,7 @@ import { filesRestoreOperation } from "../operations/files/restore.js";
 import { filesSnapshotOperation } from "../operations/files/snapshot.js";
 import { filesStatusOperation } from "../operations/files/status.js";
 import type { AnyOperation } from "../operations/operation.js";
+import { searchOperation } from "../operations/search/search.js";
 import { beliefAddOperation, beliefListOperation, beliefRetractOperation, contradictionsOperation } from "../operations/reasoning/beliefs.js";
 import { verifyOperation } from "../operations/reasoning/commands.js";
 import { experimentBranchOperation, experimentSwitchOperation } from "../operations/reasoning/experiments.js";

@@ -1,6 +1,7 @@
 // The object layer over a backend: writes value trees (only the objects the store lacks),
 // reads and verifies nodes in batches with a bounded cache, and assembles values.
 import { CorruptObjectError, ForgeError, MissingObjectError } from "../core/errors.js";
+import { Redactor, RulesNotLoaded } from "../core/redact/redactor.js";
 import type { Backend, StoredObject } from "../backends/backend.js";
 import { pack, unpack, type Effort } from "./codec.js";
 import { packMany } from "./compress-pool.js";
@@ -31,10 +32,13 @@ export class ObjectStore {
   /** The encoder's memo of the last state written per stream; it vouches for its nodes being stored. */
   readonly #memos = new Map<string, TreeMemo>();
   readonly #nodes = new NodeCache(64 * 1024 * 1024);
+  /** Every string of every value written passes it before it is hashed (docs/ARCHITECTURE.md, Secrets). */
+  readonly redactor: Redactor;
 
-  constructor(backend: Backend, params: TreeParams = DEFAULT_TREE_PARAMS) {
+  constructor(backend: Backend, params: TreeParams = DEFAULT_TREE_PARAMS, redactor: Redactor = new Redactor()) {
     this.#backend = backend;
     this.#params = params;
+    this.redactor = redactor;
   }
 
   /** Forgets which objects are stored: after a gc, what was stored may be gone. */
@@ -44,11 +48,22 @@ export class ObjectStore {
   }
 
   /**
-   * Stores `value` as a tree, writing only what the backend does not have. Values written
-   * under the same `stream` (a session) one after another cost only what changed.
+   * Stores `value` as a tree, writing only what the backend does not have, every string
+   * redacted first (by the store's redactor, or `redactor`: a stream's values must all be
+   * written with the same one). Values written under the same `stream` (a session) one after
+   * another cost only what changed.
    */
-  async writeValue(value: unknown, stream = "", hint?: UnchangedHint): Promise<WrittenTree> {
-    const tree = encodeTree(value, this.#known, this.#memos.get(stream), this.#params, hint);
+  async writeValue(value: unknown, stream = "", hint?: UnchangedHint, redactor: Redactor = this.redactor): Promise<WrittenTree> {
+    const encode = () => encodeTree(value, this.#known, this.#memos.get(stream), this.#params, hint, redactor);
+    let tree: ReturnType<typeof encodeTree>;
+    try {
+      tree = encode();
+    } catch (e) {
+      // A string needs the redaction rules: load them (once per process) and encode again.
+      if (!(e instanceof RulesNotLoaded)) throw e;
+      await redactor.load();
+      tree = encode();
+    }
     // No node past a limit is written: a bundle holding it would be refused on import.
     for (const raw of tree.fresh.values()) {
       const problem = nodeLimitProblem(raw);

@@ -9,45 +9,18 @@
 // the memo by value (=== on primitives, recursion on containers), so a caller may mutate
 // its state in place or rebuild it from JSON: only sub-trees whose values differ are
 // re-encoded and re-hashed, and unchanged chunks keep their hashes without being rebuilt.
+//
+// Secret redaction happens here, on the strings (and keys) being encoded: a string the memo
+// already holds was redacted when it was first encoded, so only what changed is scanned.
 import { InvalidStateError } from "../core/errors.js";
+import type { JsonPathKey, Redactor } from "../core/redact/redactor.js";
+import { redactKey } from "./key-redaction.js";
 import { DEFAULT_TREE_PARAMS, type TreeParams } from "./tree-params.js";
 import { hashBits, sha256, type Hash } from "./hash.js";
 import { arrayNodeText, jsonNodeText, type ChunkEntry, type JsonRef } from "./node.js";
-import {
-  BadValue,
-  EMPTY_ENCS,
-  EMPTY_KEYS,
-  EMPTY_KIDS,
-  FALSE,
-  NO_REFS,
-  NULL,
-  PLACEHOLDER,
-  REF_WEIGHT,
-  TRUE,
-  TWO_32,
-  checkPrototype,
-  cutPoints,
-  enc,
-  findBad,
-  fnv1a,
-  formatPath,
-  indexKeys,
-  internKeys,
-  objectFault,
-  ownOnly,
-  prefixed,
-  quoteKey,
-  sameRun,
-  type ChunkMemo,
-  type Enc,
-  type EncodedTree,
-  type GroupMemo,
-  type Kid,
-  type Memo,
-  type Primitive,
-  type TreeMemo,
-  type UnchangedHint,
-} from "./value-memo.js";
+import { BadValue, EMPTY_ENCS, EMPTY_KEYS, EMPTY_KIDS, FALSE, NO_REFS, NULL, PLACEHOLDER, REF_WEIGHT, TRUE, TWO_32, checkPrototype } from "./value-memo.js";
+import { cutPoints, enc, findBad, fnv1a, formatPath, indexKeys, internKeys, objectFault, ownOnly, prefixed, quoteKey, sameRun } from "./value-memo.js";
+import type { ChunkMemo, Enc, EncodedTree, GroupMemo, Kid, Memo, Primitive, TreeMemo, UnchangedHint } from "./value-memo.js";
 
 export type { EncodedTree, TreeMemo, UnchangedHint } from "./value-memo.js";
 
@@ -63,14 +36,20 @@ const DEEP_STEP = 256;
 class Encoder {
   readonly #p: TreeParams;
   readonly #known: ReadonlySet<Hash>;
+  /** Redacts each string before it is encoded; undefined: strings are kept as they are. */
+  readonly #redactor: Redactor | undefined;
+  /** Where the walk is, kept only when the redactor's allow-list names paths. */
+  #path: JsonPathKey[] | null;
   readonly fresh = new Map<Hash, Buffer>();
   hashed = 0;
   /** Containers encoded ahead, deepest first, when the state nests too deeply to recurse through. */
   #ahead: Map<object, Memo> | undefined;
 
-  constructor(params: TreeParams, known: ReadonlySet<Hash>) {
+  constructor(params: TreeParams, known: ReadonlySet<Hash>, redactor: Redactor | undefined) {
     this.#p = params;
     this.#known = known;
+    this.#redactor = redactor?.enabled === true ? redactor : undefined;
+    this.#path = redactor?.tracksPaths === true ? [] : null;
   }
 
   /**
@@ -82,6 +61,8 @@ class Encoder {
   encodeAhead(value: unknown): void {
     const found = cutPoints(value, DEEP_STEP);
     if ("fault" in found) throw new BadValue(found.fault.why);
+    // Containers encoded ahead do not know their path: no string in the state is allowed by path.
+    this.#path = null;
     this.#ahead = new Map();
     for (const o of found.cuts) this.#ahead.set(o, this.#container(o, undefined));
   }
@@ -121,7 +102,7 @@ class Encoder {
   #primitive(v: unknown): Enc {
     switch (typeof v) {
       case "string": {
-        const text = JSON.stringify(v);
+        const text = JSON.stringify(this.#redactor === undefined ? v : this.#redactor.redact(v, this.#path ?? undefined));
         return text.length > this.#p.splitBytes ? this.#split(text, NO_REFS, text.length) : enc(text, NO_REFS, text.length);
       }
       case "number": {
@@ -173,14 +154,18 @@ class Encoder {
       if (oi >= 0 && unchanged?.has(k)) {
         kid = oldKid as Kid;
       } else if (typeof val === "object" && val !== null) {
+        this.#path?.push(k);
         const m = this.#container(val, oldKid);
+        this.#path?.pop();
         kid = m;
         e = m.enc;
       } else if (oi >= 0 && val === oldKid) {
         kid = oldKid;
       } else {
         kid = val as Primitive;
+        this.#path?.push(k);
         e = this.#primitive(val);
+        this.#path?.pop();
       }
       if (keys === null && (oi !== j || kid !== oldKid)) {
         keys = oldKeys.slice(0, j);
@@ -206,7 +191,8 @@ class Encoder {
     let len = 2;
     let refs: JsonRef[] | null = null;
     for (let i = 0; i < keys.length; i++) {
-      const k = keys[i] as string;
+      // Keys are redacted like strings; two that redact alike keep the last, as JSON.parse would.
+      const k = this.#redactor === undefined ? (keys[i] as string) : redactKey(this.#redactor, keys[i] as string, this.#path);
       const e = kidEnc[i] as Enc;
       const q = quoteKey(k);
       text += (i === 0 ? "" : ",") + q + ":" + e.text;
@@ -237,7 +223,9 @@ class Encoder {
       let kid: Kid;
       let e: Enc | undefined;
       if (typeof val === "object" && val !== null) {
+        this.#path?.push(i);
         const m = this.#container(val, oldKid);
+        this.#path?.pop();
         kid = m;
         e = m.enc;
       } else if (val === oldKid && i < oldN) {
@@ -245,7 +233,9 @@ class Encoder {
       } else {
         if (val === undefined && !(i in a)) throw new BadValue();
         kid = val as Primitive;
+        this.#path?.push(i);
         e = this.#primitive(val);
+        this.#path?.pop();
       }
       if (kids === null && kid !== oldKid) {
         kids = oldKids.slice(0, i);
@@ -423,8 +413,11 @@ class Encoder {
 /**
  * Encodes `value` as a tree of objects. `known` holds hashes the store is known to have;
  * nodes outside it come back in `fresh`. `memo` is what the previous call for the same
- * stream returned: it makes unchanged parts free. Throws InvalidStateError, naming the
- * path, for anything that is not plain JSON (undefined properties are dropped, as JSON does).
+ * stream returned: it makes unchanged parts free — and it must come from a call with the
+ * same `redactor`. `redactor`, if given, redacts every string and key before it is encoded
+ * (it throws RulesNotLoaded when a string needs rules not loaded yet: load them and call
+ * again). Throws InvalidStateError, naming the path, for anything that is not plain JSON
+ * (undefined properties are dropped, as JSON does).
  */
 export function encodeTree(
   value: unknown,
@@ -432,8 +425,9 @@ export function encodeTree(
   memo?: TreeMemo,
   params: TreeParams = DEFAULT_TREE_PARAMS,
   hint?: UnchangedHint,
+  redactor?: Redactor,
 ): EncodedTree {
-  return encode(value, known, memo, params, hint, false);
+  return encode(value, known, memo, params, hint, false, redactor);
 }
 
 /**
@@ -442,7 +436,7 @@ export function encodeTree(
  * worth calling directly to check exactly that.
  */
 export function encodeTreeBottomUp(value: unknown, known: ReadonlySet<Hash>, memo?: TreeMemo, params: TreeParams = DEFAULT_TREE_PARAMS): EncodedTree {
-  return encode(value, known, memo, params, undefined, true);
+  return encode(value, known, memo, params, undefined, true, undefined);
 }
 
 function encode(
@@ -452,12 +446,13 @@ function encode(
   params: TreeParams,
   hint: UnchangedHint | undefined,
   bottomUp: boolean,
+  redactor: Redactor | undefined,
 ): EncodedTree {
   checkPrototype();
   // The hint holds only for the state it was given against: the memo's own.
   const unchanged = hint !== undefined && memo !== undefined && memo.rootHash === hint.since ? hint.keys : undefined;
   const pass = (deep: boolean): [Encoder, TreeMemo] => {
-    const encoder = new Encoder(params, known);
+    const encoder = new Encoder(params, known, redactor);
     if (deep) encoder.encodeAhead(value);
     return [encoder, encoder.encodeRoot(value, memo, unchanged)];
   };

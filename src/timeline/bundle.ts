@@ -27,6 +27,7 @@ import { formatBytes, MAX_BLOB_BYTES, nodeLimitProblem } from "../objects/limits
 import { arrayNodeText, dirNodeText, fileChunksText, jsonNodeText, type TreeNode } from "../objects/node.js";
 import type { ByteSource } from "./bundle-source.js";
 import { MAGIC, scanBundle, storedObjects } from "./bundle-records.js";
+import { BundleRedaction } from "./bundle-redact.js";
 import { DIR, factsOf, loadedGraph, refuseMismatch, STATE, walkTrees, type OutsideRef, type TreeRoot } from "./bundle-trees.js";
 import { chainBetween } from "./milestones.js";
 import { MAIN_BRANCH } from "./types.js";
@@ -260,6 +261,8 @@ export interface ImportReport {
   }[];
   readonly objects: number;
   readonly newBytes: number;
+  /** States that held a secret: encoded again with it redacted (their checkpoints point at the new root). */
+  readonly redactedStates: number;
 }
 
 /** Imports a bundle read from `source` (which the caller closes): checked whole first, then written all or nothing. */
@@ -273,13 +276,16 @@ export async function importBundle(ctx: StoreContext, source: ByteSource, option
   // Every tree must be whole and well typed: each object it needs in the bundle or already stored.
   await checkOutside(ctx, walkTrees(scanned.objects, treeRoots(sessions)));
   let newBytes = 0;
-  for await (const batch of storedObjects(source, scanned.objects)) newBytes += await ctx.backend.putObjects(batch);
+  // Secrets are redacted on the way in (bundle-redact.ts): a JSON node holding one is not written.
+  const redaction = new BundleRedaction(ctx);
+  for await (const batch of redaction.filter(storedObjects(source, scanned.objects))) newBytes += await ctx.backend.putObjects(batch);
+  const redacted = await redaction.apply(sessions);
   const report = await ctx.backend.transaction(async (tx) => {
     const out: ImportReport["sessions"][number][] = [];
-    for (const s of sessions) out.push(await importSession(tx, s, options.as));
+    for (const s of redacted.sessions) out.push(await importSession(tx, s, options.as));
     return out;
   });
-  return { sessions: report, objects: scanned.objects.size, newBytes };
+  return { sessions: report, objects: scanned.objects.size, newBytes, redactedStates: redacted.states };
 }
 
 /** The objects trees lead to outside the bundle must be in the store, and be what they are expected to be. */

@@ -49,8 +49,22 @@ export interface ImportedHistory {
 }
 
 /** Writes `history` as a new session, all or nothing, and returns it. */
-export async function importHistory(ctx: StoreContext, history: ImportedHistory): Promise<Session> {
-  checkHistory(history);
+export async function importHistory(ctx: StoreContext, given: ImportedHistory): Promise<Session> {
+  checkHistory(given);
+  // The states are redacted as they are encoded; what the rows carry is redacted here.
+  const redactor = ctx.objects.redactor;
+  const history: ImportedHistory = {
+    ...given,
+    ...(given.metadata !== undefined && { metadata: await redactor.redactJson(given.metadata) }),
+    checkpoints: await Promise.all(
+      given.checkpoints.map(async (c) => ({
+        ...c,
+        message: await redactor.redactText(c.message),
+        tags: await redactor.redactJson(c.tags),
+        metadata: await redactor.redactJson(c.metadata),
+      })),
+    ),
+  };
   // Checked again in the transaction; here too so a taken name writes no objects either.
   if (await ctx.backend.meta.getSessionByName(history.name)) throw taken(history.name);
   const headKey = headKeyOf(history);

@@ -34,6 +34,7 @@ import {
 import { planRestore, restoreTo, type RestorePlan } from "./restore.js";
 import type { SessionScope } from "./session-scope.js";
 import { writeUnderEpoch } from "./epoch-write.js";
+import { indexAfterCommit } from "./search-indexer.js";
 import type { StoreContext } from "./store-context.js";
 import {
   toCheckpoint,
@@ -88,6 +89,7 @@ export class Session {
   async checkpoint(state: unknown, options: CheckpointOptions = {}): Promise<Checkpoint> {
     const checked = checkCheckpointOptions(options);
     const row = await this.#write(state, async (tx, session, tree) => this.#append(tx, session, tree, checked));
+    await indexAfterCommit(this.#ctx, row);
     return this.#info(row);
   }
 
@@ -112,6 +114,12 @@ export class Session {
         data: { gcRace: true },
       });
     }
+    // What a checkpoint row carries besides its state is agent data too: a prompt as its
+    // message, a hook's payload facts as metadata. Redacted like the state, before it is stored.
+    const redactor = this.#ctx.objects.redactor;
+    const message = await redactor.redactText(options.message);
+    const metadata = await redactor.redactJson(options.metadata);
+    const tags = await redactor.redactJson(options.tags);
     const seq = await tx.allocateSeq(this.id);
     let branch: string;
     let parentId: string | null;
@@ -130,10 +138,10 @@ export class Session {
       parentId,
       branch,
       createdAt: this.#ctx.clock.now(),
-      message: options.message,
-      tags: options.tags,
+      message,
+      tags,
       trigger: options.trigger,
-      metadata: options.metadata,
+      metadata,
       stateRoot: tree.root,
       filesRoot: options.filesRoot,
       logicalBytes: tree.logicalBytes,
@@ -202,7 +210,7 @@ export class Session {
    * was made); the working state and that checkpoint then commit together.
    */
   async setWorking(state: unknown, options: SetWorkingOptions = {}): Promise<SetWorkingResult> {
-    return this.#write(
+    const result = await this.#write(
       state,
       async (tx, session, tree) => {
         if (options.expectedVersion !== undefined && session.workVersion !== options.expectedVersion) {
@@ -231,6 +239,8 @@ export class Session {
       },
       options.unchanged,
     );
+    if (result.checkpoint) await indexAfterCommit(this.#ctx, result.checkpoint);
+    return result;
   }
 
   /** The checkpoint a ref names (see refs.ts for the grammar). */
@@ -378,7 +388,7 @@ export class Session {
   async #retag(ref: string, change: (old: readonly string[]) => string[]): Promise<Checkpoint> {
     return this.#ctx.backend.transaction(async (tx) => {
       const row = await this.#resolveOwn(ref, tx);
-      const tags = change(row.tags);
+      const tags = await this.#ctx.objects.redactor.redactJson(change(row.tags));
       await tx.updateCheckpoint(row.id, { tags });
       return this.#info({ ...row, tags });
     });

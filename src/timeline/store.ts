@@ -1,9 +1,10 @@
 // The door to Forge: `openStore(url?)` opens a store; sessions hold timelines of checkpoints.
 import { systemClock, type Clock } from "../core/clock.js";
 import { resolve } from "node:path";
-import { DEFAULT_SESSION, defaultStoreUrl, resolveStoreUrl } from "../core/config.js";
+import { DEFAULT_SESSION, defaultStoreUrl, redactionConfig, resolveStoreUrl } from "../core/config.js";
 import { ForgeError } from "../core/errors.js";
 import { checkName, newId } from "../core/ids.js";
+import { Redactor, type RedactionOptions } from "../core/redact/redactor.js";
 import type { Backend, CheckpointRow, SessionRow } from "../backends/backend.js";
 import { openBackend } from "../backends/open-backend.js";
 import { ObjectStore } from "../objects/object-store.js";
@@ -11,8 +12,13 @@ import type { TreeParams } from "../objects/value-encoder.js";
 import type { ExportResult, ImportOptions, ImportReport } from "./bundle.js";
 import { checkStore, type FsckOptions, type FsckReport } from "./fsck.js";
 import type { ImportedHistory } from "./history-import.js";
+import type { SecretScanReport } from "./secret-scan.js";
+import type { RedactOptions, RedactReport } from "./secret-redact.js";
 import { collectGarbage, type GcOptions, type GcReport } from "./gc.js";
 import { resolveRef } from "./refs.js";
+import type { SearchOptions, SearchResult } from "./search.js";
+import type { IndexStats } from "../backends/search/search-index.js";
+import type { ProgressListener } from "../core/progress.js";
 import { Session } from "./session.js";
 import type { StoreContext } from "./store-context.js";
 import { registerBackend } from "./store-internals.js";
@@ -29,6 +35,11 @@ export interface OpenOptions {
    * store — so a mistyped URL or the wrong folder is an error (NO_STORE), not a new store.
    */
   readonly create?: boolean;
+  /**
+   * How strings are redacted before they are stored (default: `redact` of the nearest
+   * .forge/config.json from `cwd`, else on with no allow-list).
+   */
+  readonly redaction?: RedactionOptions;
 }
 
 export interface SessionOptions {
@@ -43,10 +54,10 @@ export class Store {
   #knownEpoch = -1;
   #closed = false;
 
-  private constructor(backend: Backend, clock: Clock, params: TreeParams | undefined) {
+  private constructor(backend: Backend, clock: Clock, params: TreeParams | undefined, redaction: RedactionOptions | undefined) {
     this.url = backend.url;
     registerBackend(this, backend);
-    const objects = new ObjectStore(backend, params);
+    const objects = new ObjectStore(backend, params, new Redactor(redaction));
     this.#ctx = {
       backend,
       objects,
@@ -74,12 +85,17 @@ export class Store {
       });
     }
     const backend = await openBackend(resolved, cwd, { create });
-    return new Store(backend, options.clock ?? systemClock, options.treeParams);
+    return new Store(backend, options.clock ?? systemClock, options.treeParams, options.redaction ?? redactionConfig(cwd));
   }
 
   /** Wraps an already open backend (tests, embedding). */
   static fromBackend(backend: Backend, options: Omit<OpenOptions, "cwd"> = {}): Store {
-    return new Store(backend, options.clock ?? systemClock, options.treeParams);
+    return new Store(backend, options.clock ?? systemClock, options.treeParams, options.redaction);
+  }
+
+  /** What redacts secrets from everything this store is given (docs/ARCHITECTURE.md, Secrets). */
+  get redactor(): Redactor {
+    return this.#ctx.objects.redactor;
   }
 
   /** The object layer, for domains that store trees of their own (workspace files). */
@@ -144,12 +160,18 @@ export class Store {
   async createSession(name: string, options: SessionOptions = {}): Promise<Session> {
     const ctx = this.#open();
     checkName("session", name);
+    const redactor = ctx.objects.redactor;
+    if ((await redactor.redactText(name)) !== name) {
+      throw new ForgeError("INVALID_ARGUMENT", "a session name cannot hold a secret (a rule of the redaction recognised one in it)", {
+        hint: "name the session otherwise, or allow the rule or value in redact.allow of .forge/config.json",
+      });
+    }
     const row: SessionRow = {
       id: newId(),
       name,
       kind: options.kind ?? "generic",
       createdAt: ctx.clock.now(),
-      metadata: options.metadata ?? {},
+      metadata: await redactor.redactJson(options.metadata ?? {}),
       nextSeq: 1,
       headBranch: MAIN_BRANCH,
       headCheckpoint: null,
@@ -201,6 +223,54 @@ export class Store {
   /** Removes objects no checkpoint uses (older than a grace period, so writers in flight are safe). */
   gc(options?: GcOptions): Promise<GcReport> {
     return collectGarbage(this.#open(), options);
+  }
+
+  /**
+   * Every secret a redaction rule recognises in the store's history — states, file text,
+   * checkpoint messages and metadata, working states — by session, checkpoints, path and
+   * rule, never the secret itself. `onSession` is told each session as it starts.
+   */
+  async scanSecrets(onSession?: (name: string, done: number, total: number) => void): Promise<SecretScanReport> {
+    const ctx = this.#open();
+    const { scanHistory } = await import("./secret-scan.js");
+    return scanHistory(ctx, onSession);
+  }
+
+  /**
+   * Full-text search over every checkpoint's state, files and message (docs/ARCHITECTURE.md,
+   * Search): words ANDed, a word of 3+ characters matching the words it starts, "quoted
+   * phrases" in order. Checkpoints not indexed yet are indexed first.
+   */
+  async search(query: string, options?: SearchOptions): Promise<SearchResult> {
+    const ctx = this.#open();
+    const { searchStore } = await import("./search.js");
+    return searchStore(ctx, query, options);
+  }
+
+  /** Empties the search index and indexes every checkpoint again; returns the index's size. */
+  async reindex(options: { onProgress?: ProgressListener } = {}): Promise<IndexStats> {
+    const ctx = this.#open();
+    const { rebuild } = await import("./search-indexer.js");
+    return rebuild(ctx, options.onProgress);
+  }
+
+  /** How big the search index is (documents, postings, checkpoints indexed). */
+  searchIndexStats(): Promise<IndexStats> {
+    return this.#open().backend.search.stats();
+  }
+
+  /**
+   * Rewrites the secrets `scanSecrets` finds out of history: states encoded again redacted,
+   * checkpoints and working states re-pointed, rows redacted, the old objects collected (a gc
+   * with no grace period) and the search index rebuilt. Files are kept exact and reported.
+   */
+  async redactSecrets(options: RedactOptions = {}): Promise<RedactReport> {
+    const ctx = this.#open();
+    const { redactHistory } = await import("./secret-redact.js");
+    const report = await redactHistory(ctx, options);
+    // The index holds the text of the old states: build it again from what is stored now.
+    if (report.gc !== null) await this.reindex();
+    return report;
   }
 
   /** Re-hashes every object and checks every reference. */

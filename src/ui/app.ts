@@ -22,6 +22,7 @@ import { restoreOperation, restorePlanOperation } from "../operations/checkpoint
 import { checkpointViewOperation, sessionShowOperation } from "../operations/checkpoint/view.js";
 import { OperationContext } from "../operations/context.js";
 import type { InputOf, Operation, Shape } from "../operations/operation.js";
+import { searchOperation } from "../operations/search/search.js";
 import { sessionListOperation } from "../operations/store/store.js";
 import type { Store } from "../timeline/store.js";
 import { jsonText } from "../core/json-text.js";
@@ -90,6 +91,26 @@ export function createApp(store: Store, options: AppOptions): Hono {
   const call = <S extends Shape, R>(op: Operation<S, R>, raw: Record<string, unknown>): Promise<R> => op.run(ctx, parseInput(op, raw));
 
   app.get("/api/sessions", async (c) => sendJson(c, await call(sessionListOperation, {})));
+
+  // Full-text search of every checkpoint: ?q=…&order=first|last&session=&kind=&since=&until=&limit=
+  app.get("/api/search", async (c) => {
+    const order = c.req.query("order");
+    if (order !== undefined && order !== "first" && order !== "last" && order !== "relevance") throw new BadRequest("invalid order: relevance, first or last");
+    const limit = c.req.query("limit");
+    return sendJson(
+      c,
+      await call(searchOperation, {
+        query: c.req.query("q"),
+        first: order === "first",
+        last: order === "last",
+        session: c.req.query("session"),
+        kind: c.req.query("kind"),
+        since: c.req.query("since"),
+        until: c.req.query("until"),
+        limit: limit === undefined ? undefined : /^\d+$/.test(limit) ? Number(limit) : limit,
+      }),
+    );
+  });
 
   app.get("/api/sessions/:name", async (c) => sendJson(c, await call(sessionShowOperation, { session: c.req.param("name") })));
 

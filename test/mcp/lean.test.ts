@@ -97,7 +97,8 @@ describe("forge mcp --profile lean", () => {
     expect(all.map((c) => c.id)).toContain(cp1.id);
     expect(all.at(-1)?.id).toBe(cp2.id); // oldest first
     expect(((await mcp.ok("checkpoint_list", { limit: 1 })).checkpoints as Cp[]).map((c) => c.id)).toEqual([cp2.id]);
-    expect(((await mcp.ok("checkpoint_list", { query: "BEFORE THE" })).checkpoints as Cp[]).map((c) => c.id)).toEqual([cp1.id]);
+    type Hit = { checkpoint: { id: string; seq: number } };
+    expect(((await mcp.ok("checkpoint_list", { query: '"BEFORE THE"' })).results as Hit[]).map((h) => h.checkpoint.id)).toContain(cp1.id);
 
     const cmp = await mcp.ok("checkpoint_compare", { from: cp1.id, to: cp2.id, patches: true });
     expect(cmp.kind).toBe("reasoning");

@@ -12,7 +12,7 @@ import { startMcp, type McpHarness } from "./support.js";
 const TOOLS = [
   "checkpoint_create",
   "checkpoint_list",
-  "checkpoint_search",
+  "search",
   "checkpoint_show",
   "checkpoint_compare",
   "checkpoint_restore",
@@ -147,8 +147,14 @@ describe("forge mcp", () => {
     expect(((await mcp.ok("checkpoint_list", { trigger: "hypothesis-status" })).checkpoints as Cp[]).every((c) => c.trigger === "hypothesis-status")).toBe(
       true,
     );
-    expect(((await mcp.ok("checkpoint_search", { query: "BEFORE THE" })).checkpoints as Cp[]).map((c) => c.id)).toEqual([cp.id]);
-    expect(((await mcp.ok("checkpoint_search", { query: "milestone", allSessions: true })).checkpoints as Cp[]).map((c) => c.id)).toEqual([cp.id]);
+    type Hit = { checkpoint: { id: string }; kind: string; where: string };
+    // The reasoning checkpoint and the snapshot made with it share the message.
+    expect(((await mcp.ok("search", { query: '"BEFORE THE fix"' })).results as Hit[]).map((h) => [h.checkpoint.id, h.kind])).toContainEqual([
+      cp.id,
+      "messages",
+    ]);
+    const first = (await mcp.ok("search", { query: "dequant gfx1100", first: true })).results as Hit[];
+    expect([first[0]?.where, first[0]?.kind]).toEqual(["task", "reasoning"]);
 
     const shown = await mcp.ok("checkpoint_show", { ref: cp.id.slice(0, 10) });
     expect((shown.checkpoint as Cp).id).toBe(cp.id);

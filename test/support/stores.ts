@@ -1,18 +1,18 @@
 // Opening real stores of each kind for the shared contract: SQLite files and file-store
 // folders live in fresh temp folders, removed on cleanup.
-import { openStore } from "../../src/index.js";
+import { type OpenOptions, openStore } from "../../src/index.js";
 import type { StoreUnderTest } from "../contract/backend-contract.js";
 import { dropSchema, pgStoreUrl } from "./postgres.js";
 import { makeTempDir } from "./temp.js";
 
-export async function memoryStore(): Promise<StoreUnderTest> {
-  const store = await openStore("memory:");
+export async function memoryStore(options: OpenOptions = {}): Promise<StoreUnderTest> {
+  const store = await openStore("memory:", options);
   return { store, cleanup: () => store.close() };
 }
 
-export async function fileStore(): Promise<StoreUnderTest> {
+export async function fileStore(options: OpenOptions = {}): Promise<StoreUnderTest> {
   const dir = makeTempDir("file");
-  const store = await openStore(`file:${dir.path}/store`);
+  const store = await openStore(`file:${dir.path}/store`, options);
   return {
     store,
     cleanup: async () => {
@@ -22,9 +22,9 @@ export async function fileStore(): Promise<StoreUnderTest> {
   };
 }
 
-export async function sqliteStore(): Promise<StoreUnderTest> {
+export async function sqliteStore(options: OpenOptions = {}): Promise<StoreUnderTest> {
   const dir = makeTempDir("sqlite");
-  const store = await openStore(`sqlite:${dir.path}/forge.db`);
+  const store = await openStore(`sqlite:${dir.path}/forge.db`, options);
   return {
     store,
     cleanup: async () => {

@@ -4,7 +4,8 @@
 // and watch a checkpoint another process makes appear. Any console error fails the test.
 // Screenshots of the timeline and the compare view go to docs/screenshots/. The page is
 // opened from the URL `forge ui` prints (its token in it) and keeps working through a
-// reload. Also milestones: the session API lists them, and the timeline marks their two ends.
+// reload. Also milestones: the session API lists them, and the timeline marks their two ends;
+// and the search box: hits with their matches marked, one click to the checkpoint.
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Browser, Page } from "playwright-core";
@@ -188,6 +189,26 @@ describe("the web page in Chromium", () => {
     const board = page.locator(".opened .board");
     await expect.poll(() => board.locator(".card p").textContent()).toBe("the Q4_0 scales are read one block late");
     expect(await board.locator(".evidence li").textContent()).toContain("block 7 matches when shifted by one");
+  });
+
+  it("searches history from the search box, marks the matches, and opens the checkpoint a hit names", async () => {
+    await page.locator(".search-box input").fill("scales block late");
+    await page.locator(".search-box select").selectOption("first");
+    await page.locator(".search-box button").click();
+    const hits = page.locator(".search-results .hit");
+    await expect.poll(() => hits.count()).toBe(1);
+    expect(await hits.first().locator(".hit-head").textContent()).toContain("debug-q4 #1");
+    expect(await hits.first().locator(".where").textContent()).toBe("hypotheses[0].statement");
+    expect(await hits.first().locator("mark").allTextContents()).toEqual(["scales", "block", "late"]);
+    await page.screenshot({ path: join(SHOTS, "search.png") });
+    await hits.first().click();
+    await expect.poll(() => page.locator(".opened h2").textContent()).toContain("#1");
+    expect(await page.locator(".opened .board .card p").textContent()).toBe("the Q4_0 scales are read one block late");
+    await page.locator(".search-box input").fill("quokka marmalade");
+    await page.locator(".search-box button").click();
+    await expect.poll(() => page.locator(".search-results h2").textContent()).toBe("No matches for “quokka marmalade”");
+    await page.locator(".search-results button.link").click();
+    expect(await page.locator(".search-results").count()).toBe(0);
   });
 });
 

@@ -66,6 +66,19 @@ describe("forge ui: the API", () => {
     expect(detail.head.branch).toBe("main");
   });
 
+  it("searches every checkpoint: the search operation's result, with --first's order; bad parameters are 400", async () => {
+    type Hit = { checkpoint: { seq: number; session: string }; kind: string; where: string };
+    const r = (await (await get("/api/search?q=two")).json()) as { query: string; results: Hit[] };
+    expect(r.query).toBe("two");
+    expect(r.results.map((h) => [h.checkpoint.session, h.checkpoint.seq, h.kind, h.where])).toEqual([["notes", 2, "messages", "message"]]);
+    const first = (await (await get("/api/search?q=one%20OR&order=first")).json()) as { results: Hit[] };
+    expect(first.results).toEqual([]);
+    for (const bad of ["/api/search", "/api/search?q=two&order=sideways", "/api/search?q=two&limit=0", "/api/search?q=two&limit=x", "/api/search?q=%22%22"]) {
+      expect((await get(bad)).status, bad).toBe(400);
+    }
+    expect((await fetch(`${base}/api/search?q=two`)).status).toBe(401);
+  });
+
   it("gives a checkpoint's state and a comparison of two by JSON path", async () => {
     const one = (await (await get(`/api/sessions/notes/checkpoints/%231`)).json()) as { view: { kind: string; state: unknown } };
     expect(one.view).toEqual({ kind: "json", state: { a: 1, list: [1, 2] } });

@@ -34,6 +34,7 @@ import type {
 } from "../backend.js";
 import { MetaModel, type MetaDoc } from "../meta-model.js";
 import { noStoreAt } from "../no-store.js";
+import { MemoryTextIndex } from "../search/memory-index.js";
 import { FileLock } from "../../core/file-lock.js";
 
 const HASH = /^[0-9a-f]{64}$/;
@@ -41,6 +42,8 @@ const HASH = /^[0-9a-f]{64}$/;
 export class FileBackend implements Backend {
   readonly url: string;
   readonly meta: MetaReader;
+  /** The in-process full-text index: built by the first search of a process, kept up by its writes. */
+  readonly search: MemoryTextIndex;
   readonly #dir: string;
   readonly #objects: string;
   readonly #metaPath: string;
@@ -60,6 +63,7 @@ export class FileBackend implements Backend {
       this.#refresh();
       return this.#model.view();
     });
+    this.search = new MemoryTextIndex(() => this.meta);
   }
 
   /** Opens the file store in `dir`; with `create: false` a folder that is not one yet is NO_STORE, and nothing is made. */
@@ -162,11 +166,14 @@ export class FileBackend implements Backend {
       try {
         this.#refresh();
         const undo: (() => void)[] = [];
+        // The index is in process: its changes are undone with the transaction's but do not make meta.json change.
+        const indexUndo: (() => void)[] = [];
         let result: T;
         try {
-          result = await fn(this.#model.view(undo, async (hashes, before) => this.#delete(hashes, before)));
+          result = await fn(this.#model.view(undo, async (hashes, before) => this.#delete(hashes, before), this.search.writer(indexUndo)));
         } catch (e) {
           for (let i = undo.length - 1; i >= 0; i--) (undo[i] as () => void)();
+          for (let i = indexUndo.length - 1; i >= 0; i--) (indexUndo[i] as () => void)();
           throw e;
         }
         if (undo.length > 0) {

@@ -3,6 +3,7 @@ import { ForgeError } from "../../core/errors.js";
 import { Mutex } from "../../core/mutex.js";
 import type { Backend, DeletedObjects, MetaReader, MetaWriter, ObjectInfo, StoredObject } from "../backend.js";
 import { MetaModel } from "../meta-model.js";
+import { MemoryTextIndex } from "../search/memory-index.js";
 
 interface Entry {
   data: Uint8Array;
@@ -15,6 +16,8 @@ export class MemoryBackend implements Backend {
   readonly #model = new MetaModel();
   readonly #lock = new Mutex();
   readonly meta: MetaReader = this.#model.view();
+  /** The in-process full-text index. */
+  readonly search = new MemoryTextIndex(() => this.meta);
   #closed = false;
 
   async putObjects(objects: readonly StoredObject[]): Promise<number> {
@@ -63,7 +66,7 @@ export class MemoryBackend implements Backend {
     return this.#lock.run(async () => {
       const undo: (() => void)[] = [];
       try {
-        return await fn(this.#model.view(undo, async (hashes, before) => this.#delete(hashes, before)));
+        return await fn(this.#model.view(undo, async (hashes, before) => this.#delete(hashes, before), this.search.writer(undo)));
       } catch (e) {
         for (let i = undo.length - 1; i >= 0; i--) (undo[i] as () => void)();
         throw e;

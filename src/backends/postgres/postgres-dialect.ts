@@ -1,6 +1,7 @@
 // PostgreSQL's side of the shared SQL layer: forge_-prefixed tables, `$n` marks, jsonb
 // columns (pg parses them on read), lists passed as arrays.
 import type { ListKind, SqlDialect } from "../sql/dialect.js";
+import { postgresSearch } from "./postgres-search.js";
 
 export const postgresDialect: SqlDialect = Object.freeze({
   tables: Object.freeze({
@@ -28,4 +29,5 @@ export const postgresDialect: SqlDialect = Object.freeze({
     if (typeof code !== "string" || !code.startsWith("23")) return undefined;
     return code === "23505" ? "unique" : "other";
   },
+  search: postgresSearch,
 });

@@ -63,6 +63,28 @@ const MIGRATIONS: readonly string[] = [
    );`,
   // 3: the schema says it is a Forge store, as a SQLite store's application_id does.
   `INSERT INTO forge_meta (key, value) VALUES ('${STORE_MARKER.key}', '${STORE_MARKER.value}') ON CONFLICT (key) DO NOTHING;`,
+  // 4: the full-text index (docs/ARCHITECTURE.md, Search). Empty here: a store written before
+  // it is indexed by its first search, or by `forge search --reindex`. IF NOT EXISTS: a
+  // store taken back to an older schema by hand (the tests do) keeps its index tables.
+  `CREATE TABLE IF NOT EXISTS forge_search_docs (
+     id bigserial PRIMARY KEY,
+     key bytea NOT NULL UNIQUE,
+     source text NOT NULL,
+     place jsonb NOT NULL,
+     words tsvector NOT NULL
+   );
+   CREATE INDEX IF NOT EXISTS forge_search_docs_words ON forge_search_docs USING gin (words);
+   CREATE TABLE IF NOT EXISTS forge_search_postings (
+     checkpoint text NOT NULL REFERENCES forge_checkpoints (id) ON DELETE CASCADE,
+     doc bigint NOT NULL,
+     delta smallint NOT NULL,
+     PRIMARY KEY (checkpoint, doc)
+   );
+   CREATE INDEX IF NOT EXISTS forge_search_postings_by_doc ON forge_search_postings (doc, delta);
+   CREATE TABLE IF NOT EXISTS forge_search_marks (
+     checkpoint text PRIMARY KEY REFERENCES forge_checkpoints (id) ON DELETE CASCADE,
+     parent text
+   );`,
 ];
 
 /**

@@ -1,6 +1,7 @@
 // What differs between the SQL databases Forge stores in, and nothing else: the shared SQL
 // layer (sql-meta.ts, sql-backend.ts) writes each statement once with `?` marks and asks
 // the dialect for the few fragments and encodings that are not the same on both.
+import type { SearchSql } from "./sql-search.js";
 
 /** The relations every SQL store has, by role. */
 export type TableRole = "meta" | "objects" | "sessions" | "checkpoints" | "refs" | "milestones";
@@ -39,6 +40,9 @@ export interface SqlDialect {
    * "other" (another constraint, such as a foreign key), or undefined when it broke none.
    */
   constraintViolation(error: unknown): "unique" | "other" | undefined;
+
+  /** How this database keeps and matches the full-text index's words. */
+  readonly search: SearchSql;
 }
 
 /** `values` cut into lists of at most the dialect's `maxListLength` (itself when it fits). */

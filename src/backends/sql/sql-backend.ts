@@ -6,11 +6,13 @@ import type { SqlConnection } from "./connection.js";
 import { listParts, type SqlDialect } from "./dialect.js";
 import { hashKey } from "./rows.js";
 import { SqlMeta } from "./sql-meta.js";
+import { SqlSearch } from "./sql-search.js";
 import { OBJECT_PAGE, statementsFor, type Statements } from "./statements.js";
 
 export abstract class SqlBackend implements Backend {
   abstract readonly url: string;
   readonly meta: MetaReader;
+  readonly search: SqlSearch;
   readonly #d: SqlDialect;
   readonly #db: SqlConnection;
   readonly #s: Statements;
@@ -21,6 +23,7 @@ export abstract class SqlBackend implements Backend {
     this.#db = db;
     this.#s = statementsFor(dialect);
     this.meta = new SqlMeta(dialect, db);
+    this.search = new SqlSearch(dialect, dialect.search, db);
   }
 
   abstract putObjects(objects: readonly StoredObject[]): Promise<number>;

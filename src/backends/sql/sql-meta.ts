@@ -17,19 +17,23 @@ import {
   type RefRecord,
   type SessionRecord,
 } from "./rows.js";
+import { SqlSearch } from "./sql-search.js";
 import { statementsFor, type Statements } from "./statements.js";
 
-type CheckpointPatch = Partial<Pick<CheckpointRow, "tags" | "parentId" | "message" | "metadata">>;
+type CheckpointPatch = Partial<Pick<CheckpointRow, "tags" | "parentId" | "message" | "metadata" | "stateRoot">>;
 
 export class SqlMeta implements MetaWriter {
   readonly #d: SqlDialect;
   readonly #db: SqlConnection;
   readonly #s: Statements;
+  /** The full-text index on the same connection (inside a transaction: its writes commit with it). */
+  readonly search: SqlSearch;
 
   constructor(dialect: SqlDialect, db: SqlConnection) {
     this.#d = dialect;
     this.#db = db;
     this.#s = statementsFor(dialect);
+    this.search = new SqlSearch(dialect, dialect.search, db);
   }
 
   async getSessionById(id: string): Promise<SessionRow | undefined> {
@@ -164,6 +168,7 @@ export class SqlMeta implements MetaWriter {
     if (patch.parentId !== undefined) sets.push("parent_id = ?"), params.push(patch.parentId);
     if (patch.message !== undefined) sets.push("message = ?"), params.push(patch.message);
     if (patch.metadata !== undefined) sets.push("metadata = ?"), params.push(JSON.stringify(patch.metadata));
+    if (patch.stateRoot !== undefined) sets.push("state_root = ?"), params.push(patch.stateRoot);
     if (!(await this.#update("checkpoints", sets, params, id))) throw new ForgeError("CHECKPOINT_NOT_FOUND", `no checkpoint with id ${id}`);
   }
 

@@ -1,6 +1,7 @@
 // SQLite's side of the shared SQL layer: plain table names, `?` marks, JSON kept as text,
 // lists passed as one JSON array and read back with json_each.
 import type { ListKind, SqlDialect } from "../sql/dialect.js";
+import { sqliteSearch } from "./sqlite-search.js";
 
 export const sqliteDialect: SqlDialect = Object.freeze({
   tables: Object.freeze({ meta: "meta", objects: "objects", sessions: "sessions", checkpoints: "checkpoints", refs: "refs", milestones: "milestones" }),
@@ -16,4 +17,5 @@ export const sqliteDialect: SqlDialect = Object.freeze({
     if (typeof code !== "string" || !code.startsWith("SQLITE_CONSTRAINT")) return undefined;
     return code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY" ? "unique" : "other";
   },
+  search: sqliteSearch,
 });

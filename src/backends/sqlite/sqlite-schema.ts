@@ -68,6 +68,27 @@ const MIGRATIONS: readonly string[] = [
      created_at INTEGER NOT NULL,
      PRIMARY KEY (session_id, name)
    ) WITHOUT ROWID;`,
+  // 4: the full-text index (docs/ARCHITECTURE.md, Search). Empty here: a store written before
+  // it is indexed by its first search, or by `forge search --reindex`. IF NOT EXISTS: a
+  // store taken back to an older schema by hand (the tests do) keeps its index tables.
+  `CREATE TABLE IF NOT EXISTS search_docs (
+     id INTEGER PRIMARY KEY,
+     key BLOB NOT NULL UNIQUE,
+     source TEXT NOT NULL,
+     place TEXT NOT NULL
+   );
+   CREATE VIRTUAL TABLE IF NOT EXISTS search_words USING fts5 (words, content = '', tokenize = 'unicode61 remove_diacritics 0');
+   CREATE TABLE IF NOT EXISTS search_postings (
+     checkpoint TEXT NOT NULL REFERENCES checkpoints (id) ON DELETE CASCADE,
+     doc INTEGER NOT NULL,
+     delta INTEGER NOT NULL,
+     PRIMARY KEY (checkpoint, doc)
+   ) WITHOUT ROWID;
+   CREATE INDEX IF NOT EXISTS search_postings_by_doc ON search_postings (doc, delta);
+   CREATE TABLE IF NOT EXISTS search_marks (
+     checkpoint TEXT PRIMARY KEY REFERENCES checkpoints (id) ON DELETE CASCADE,
+     parent TEXT
+   ) WITHOUT ROWID;`,
 ];
 
 export function migrate(db: Database.Database): void {

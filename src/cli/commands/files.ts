@@ -101,6 +101,7 @@ export function filesCommand(): Command {
           );
         }
         for (const p of r.tooLarge) println(c.dim(`  too large, not stored: ${p}`));
+        for (const p of r.secretFiles) println(c.dim(`  secret file, left out: ${p}`));
         for (const u of r.unreadable) process.stderr.write(`forge: warning: could not read ${u.path} (${u.why}); the snapshot is incomplete for it\n`);
       }),
     );
@@ -116,6 +117,7 @@ export function filesCommand(): Command {
         for (const ch of s.changes) println(changeLine(ch, unknown));
         if (s.changes.length === 0) println(c.green("no changes"));
         for (const p of s.tooLarge) println(c.dim(`too large to snapshot: ${p}`));
+        for (const p of s.secretFiles) println(c.dim(`secret file, left out of snapshots: ${p} (workspace.secretFiles in .forge/config.json keeps it)`));
         for (const u of s.unreadable) println(c.red(`unreadable: ${u.path} (${u.why})`));
       }),
     );

@@ -18,6 +18,7 @@ export async function openConfiguredWorkspace(store: Store, location: WorkspaceL
     session: location.filesSession ?? WORKSPACE_SESSION,
     ...(cfg.ignore && { ignore: cfg.ignore }),
     ...(cfg.maxFileBytes !== undefined && { maxFileBytes: cfg.maxFileBytes }),
+    ...(cfg.secretFiles !== undefined && { secretFiles: cfg.secretFiles }),
     ...((cfg.keepLast !== undefined || cfg.keepDays !== undefined) && { retention: { keepLast: cfg.keepLast ?? 100, keepDays: cfg.keepDays ?? 30 } }),
   });
 }

@@ -10,11 +10,16 @@
 // tree's root and the workspace's. .forgeignore files and configured patterns are Forge's own:
 // they exclude tracked files too (a user who writes one means it). .git/ and .forge/ are
 // never entered.
+//
+// Secret files (secret-files.ts: `.env`, private keys, credential stores) are left out too,
+// after every other rule let them in — unless git tracks them or the configuration keeps
+// them — and the walk's IgnoreRules lists which (`secretFiles`) for status and snapshots.
 import { lstatSync, readFileSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import type { Ignore } from "ignore";
 import { gitView, type GitView } from "./git-view.js";
+import { isSecretFile, keptSecretFile, type SecretFilesOption } from "./secret-files.js";
 
 type IgnoreFactory = () => Ignore;
 // Loaded on first use: only commands that walk a workspace need it.
@@ -46,12 +51,17 @@ export class IgnoreRules {
   #excluded: string | null = null;
   /** How many of the levels hold Forge's own patterns (most trees: none, and every tracked file is kept at once). */
   #forgeLevels: number;
+  readonly #keepSecret: (path: string) => boolean;
+  /** The secret files this walk left out (relative paths), for status and snapshots to say so. */
+  readonly secretFiles = new Set<string>();
 
-  constructor(root: string, extra: readonly string[] = []) {
+  /** `secretFiles`: which secret files to keep anyway (default none; git-tracked ones always are). */
+  constructor(root: string, extra: readonly string[] = [], secretFiles?: SecretFilesOption) {
     this.#root = root;
     this.#git = gitView(root);
     this.#levels = rootLevels(root, extra, this.#git);
     this.#forgeLevels = this.#levels.filter((l) => l.forge !== undefined).length;
+    this.#keepSecret = keptSecretFile(secretFiles);
   }
 
   /** Changes when what git says may have (its index or an excludes file was rewritten); "" outside a git work tree. */
@@ -85,8 +95,13 @@ export class IgnoreRules {
   /** Whether the walk should skip `path` (relative, "/"-separated; `isDir` for directories). */
   ignores(path: string, isDir: boolean): boolean {
     const git = this.#git;
-    if (git === null) return verdict(this.#levels, path, isDir);
-    return judge(git, this.#levels, path, isDir, this.#excluded !== null && path.startsWith(this.#excluded), this.#forgeLevels > 0);
+    const ignored =
+      git === null
+        ? verdict(this.#levels, path, isDir)
+        : judge(git, this.#levels, path, isDir, this.#excluded !== null && path.startsWith(this.#excluded), this.#forgeLevels > 0);
+    if (ignored || isDir || !leftOutSecret(this.#root, git, path, this.#keepSecret)) return ignored;
+    this.secretFiles.add(path);
+    return true;
   }
 }
 
@@ -115,8 +130,9 @@ interface Inside {
  * however many paths are asked about; rules are read only from real folders, never through a
  * symlink or a file; a missing folder on the way is judged by the rules above it.
  */
-export function ignoredOnDisk(root: string, extra: readonly string[] = []): (path: string, isDir?: boolean) => boolean {
+export function ignoredOnDisk(root: string, extra: readonly string[] = [], secretFiles?: SecretFilesOption): (path: string, isDir?: boolean) => boolean {
   const git = gitView(root);
+  const keepSecret = keptSecretFile(secretFiles);
   // Per folder on the way: the rules in force inside it, or null if the folder is ignored.
   const inside = new Map<string, Inside | null>([["", { levels: rootLevels(root, extra, git), excluded: false, real: true }]]);
   const rulesIn = (dir: string): Inside | null => {
@@ -138,8 +154,14 @@ export function ignoredOnDisk(root: string, extra: readonly string[] = []): (pat
     const slash = path.lastIndexOf("/");
     const at = rulesIn(slash < 0 ? "" : path.slice(0, slash));
     if (at === null) return true;
-    return git === null ? verdict(at.levels, path, isDir) : judge(git, at.levels, path, isDir, at.excluded, true);
+    const ignored = git === null ? verdict(at.levels, path, isDir) : judge(git, at.levels, path, isDir, at.excluded, true);
+    return ignored || (!isDir && leftOutSecret(root, git, path, keepSecret));
   };
+}
+
+/** Whether a file the other rules let in is a secret file that snapshots leave out (not tracked by git, not kept by the configuration). */
+function leftOutSecret(root: string, git: GitView | null, path: string, keep: (path: string) => boolean): boolean {
+  return isSecretFile(root, path) && !(git?.tracks(path) ?? false) && !keep(path);
 }
 
 /** Whether `abs` is a folder (not a link to one) that can be looked into. */

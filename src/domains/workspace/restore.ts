@@ -11,6 +11,7 @@ import type { Hash } from "../../objects/hash.js";
 import { ContainedFs } from "./contained-fs.js";
 import { fileKey, type FileInfo, type Tree } from "../../objects/file-tree.js";
 import { ignoredOnDisk } from "./ignore-rules.js";
+import type { SecretFilesOption } from "./secret-files.js";
 
 export interface RestorePlan {
   readonly writes: readonly (readonly [string, FileInfo])[];
@@ -27,6 +28,8 @@ export interface PlanInput {
   /** Which paths the restore covers ("-- PATHS"). */
   readonly filter: (path: string) => boolean;
   readonly extraIgnores: readonly string[];
+  /** Which secret files snapshots keep (the workspace's `secretFiles`); the others are ignored, as the walk ignores them. */
+  readonly secretFiles?: SecretFilesOption | undefined;
   /** Whether the file system folds names; probed when it matters and not given. */
   readonly foldsNames?: boolean;
 }
@@ -43,7 +46,7 @@ export function planRestore(input: PlanInput): RestorePlan {
   // Paths the snapshot could not read (files or whole folders): everything at or under them stays.
   const unreadableThen = [...target.files].filter(([, f]) => f.type === "u").map(([p]) => p);
   const underUnreadable = (p: string) => unreadableThen.some((u) => p === u || p.startsWith(`${u}/`));
-  const ignoredNow = ignoredOnDisk(input.root, input.extraIgnores);
+  const ignoredNow = ignoredOnDisk(input.root, input.extraIgnores, input.secretFiles);
   for (const [path, f] of target.files) {
     if (!filter(path)) continue;
     if (f.type === "x" || f.type === "u") {
@@ -226,7 +229,7 @@ export async function applyRestore(input: ApplyInput): Promise<{ written: string
   const underUnreadable = (p: string) => unreadableThen.some((u) => p === u || p.startsWith(`${u}/`));
   for (const path of plan.deletes) fs.unlink(path);
   // Judged after the deletions, which may have removed an ignore file.
-  const ignoredAfter = ignoredOnDisk(input.root, input.extraIgnores);
+  const ignoredAfter = ignoredOnDisk(input.root, input.extraIgnores, input.secretFiles);
   const dirs = [...target.dirs.keys()].filter((d) => d !== "" && filter(d) && !underUnreadable(d) && !ignoredAfter(d, true));
   for (const dir of dirs) {
     if (current.dirs.has(dir)) continue; // the walk found a real folder there (deletions remove files only)

@@ -8,8 +8,9 @@ import type { FileInfo, Tree } from "../../objects/file-tree.js";
 import type { Hash } from "../../objects/hash.js";
 import type { ObjectStore } from "../../objects/object-store.js";
 import { IgnoreRules } from "./ignore-rules.js";
+import type { SecretFilesOption } from "./secret-files.js";
 import { StatCacheFile } from "./stat-cache.js";
-import { type PriorWalk, fileNow, hashPending, scanTree, scanTreeFrom } from "./walk.js";
+import { type PriorWalk, fileNow, hashPending, scanTree, scanTreeFrom, walkOrder } from "./walk.js";
 
 /** A walk of the files: the tree, what could not be read, and the bytes it stored. */
 export interface Scanned {
@@ -18,12 +19,15 @@ export interface Scanned {
   readonly newBytes: number;
   /** Whether only the folders of the paths said to have changed were listed again. */
   readonly limited: boolean;
+  /** Secret files left out of the tree (secret-files.ts), in walk order. */
+  readonly secretFiles: readonly string[];
 }
 
 export class Scanner {
   readonly #root: string;
   readonly #extraIgnores: readonly string[];
   readonly #maxFileBytes: number;
+  readonly #secretFiles: SecretFilesOption | undefined;
   readonly #stats: StatCacheFile;
   /**
    * This object's last walk of the files, the base of a walk limited to the paths said to
@@ -34,10 +38,11 @@ export class Scanner {
   #walks = 0;
   #lastWalkNo = 0;
 
-  constructor(root: string, extraIgnores: readonly string[], maxFileBytes: number) {
+  constructor(root: string, extraIgnores: readonly string[], maxFileBytes: number, secretFiles?: SecretFilesOption) {
     this.#root = root;
     this.#extraIgnores = extraIgnores;
     this.#maxFileBytes = maxFileBytes;
+    this.#secretFiles = secretFiles;
     this.#stats = new StatCacheFile(join(root, FORGE_DIR, "stat-cache.bin"));
   }
 
@@ -51,7 +56,12 @@ export class Scanner {
   async scan(objects: ObjectStore | undefined, onProgress?: ProgressListener, changed?: Iterable<string>): Promise<Scanned> {
     const walkNo = ++this.#walks;
     const cache = this.#stats.get();
-    const options = () => ({ root: this.#root, ignore: new IgnoreRules(this.#root, this.#extraIgnores), cache, maxFileBytes: this.#maxFileBytes });
+    const options = () => ({
+      root: this.#root,
+      ignore: new IgnoreRules(this.#root, this.#extraIgnores, this.#secretFiles),
+      cache,
+      maxFileBytes: this.#maxFileBytes,
+    });
     const prior = changed === undefined ? null : this.#lastWalk;
     const first = options();
     const hinted = prior === null || changed === undefined ? undefined : scanTreeFrom(first, prior, changed);
@@ -69,10 +79,11 @@ export class Scanner {
     if (!hinted) cache.retain(scan.tree.files);
     this.#stats.save(cache);
     if (walkNo > this.#lastWalkNo) {
-      this.#lastWalk = { tree: scan.tree, unreadable: scan.unreadable, gitKey: used.ignore.gitKey };
+      this.#lastWalk = { tree: scan.tree, unreadable: scan.unreadable, gitKey: used.ignore.gitKey, secretFiles: used.ignore.secretFiles };
       this.#lastWalkNo = walkNo;
     }
-    return { tree: scan.tree, unreadable: scan.unreadable, newBytes, limited: hinted !== undefined };
+    const secretFiles = [...used.ignore.secretFiles].sort(walkOrder);
+    return { tree: scan.tree, unreadable: scan.unreadable, newBytes, limited: hinted !== undefined, secretFiles };
   }
 
   /** The files change under this object now (a restore): no walk limited to a hint until everything was walked again. */

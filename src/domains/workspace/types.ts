@@ -18,6 +18,8 @@ export interface SnapshotState {
   readonly external: boolean;
   /** A snapshot taken before a restore, so the restore can be undone. */
   readonly safety: boolean;
+  /** Secret files left out (absent when none: states of older snapshots have no such field). */
+  readonly secretFiles?: readonly string[];
 }
 
 export interface StatusReport {
@@ -28,6 +30,8 @@ export interface StatusReport {
   readonly unknown: readonly string[];
   readonly tooLarge: readonly string[];
   readonly unreadable: readonly { readonly path: string; readonly why: string }[];
+  /** Secret files (`.env`, private keys, credential stores) left out: not tracked by git, not kept by `secretFiles`. */
+  readonly secretFiles: readonly string[];
 }
 
 export interface SnapshotResult {
@@ -41,6 +45,8 @@ export interface SnapshotResult {
   readonly incomplete: boolean;
   /** "limited": only the folders holding the paths `changed` named were listed, the rest taken from the last walk. */
   readonly walk: "full" | "limited";
+  /** Secret files left out of the snapshot (see StatusReport.secretFiles). */
+  readonly secretFiles: readonly string[];
 }
 
 export interface RestoreReport {
@@ -75,4 +81,9 @@ export interface WorkspaceOptions {
   readonly ignore?: readonly string[];
   /** Retention applied after a snapshot once there are more than `keepLast` (default 100 snapshots, 30 days). */
   readonly retention?: { readonly keepLast: number; readonly keepDays: number } | false;
+  /**
+   * Secret files (`.env`, private keys, credential stores) that snapshots keep anyway: true for
+   * all, or gitignore-style patterns. By default they are left out unless git tracks them.
+   */
+  readonly secretFiles?: boolean | readonly string[];
 }

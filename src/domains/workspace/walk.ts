@@ -50,6 +50,8 @@ export interface PriorWalk {
   readonly unreadable: ReadonlyMap<string, string>;
   /** `IgnoreRules.gitKey` then: what git tracks decides what is walked, and no file event says it changed. */
   readonly gitKey: string;
+  /** The secret files it left out. */
+  readonly secretFiles: ReadonlySet<string>;
 }
 
 const IGNORE_FILE_NAMES = new Set([".gitignore", ".forgeignore"]);
@@ -147,6 +149,7 @@ export function scanTreeFrom(options: ScanOptions, prior: PriorWalk, changed: It
   for (const [dir, d] of prior.tree.dirs) if (dir !== "" && !tree.dirs.has(dir) && kept(dir)) tree.dirs.set(dir, { mode: d.mode });
   for (const [path, f] of prior.tree.files) if (kept(path)) tree.files.set(path, f);
   for (const [path, why] of prior.unreadable) if (kept(path)) unreadable.set(path, why);
+  for (const path of prior.secretFiles) if (kept(path)) options.ignore.secretFiles.add(path);
   return w.scan;
 }
 

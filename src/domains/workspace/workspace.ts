@@ -18,6 +18,7 @@ import type { Checkpoint } from "../../timeline/types.js";
 import { buildTree, fileKey, readFileObject, readTree, type FileInfo, type Tree } from "../../objects/file-tree.js";
 import { walkOrder } from "./walk.js";
 import { Scanner, type Scanned } from "./scanner.js";
+import type { SecretFilesOption } from "./secret-files.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
 import { applyRestore, planRestore } from "./restore.js";
 import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativePaths, type FileChange } from "./tree-compare.js";
@@ -49,6 +50,7 @@ export class Workspace {
   readonly session: Session;
   readonly #store: Store;
   readonly #extraIgnores: readonly string[];
+  readonly #secretFiles: SecretFilesOption | undefined;
   readonly #retention: { keepLast: number; keepDays: number } | false;
   readonly #scanner: Scanner;
   /** The tree this object last committed (the tree cache holds it too): the base while HEAD is still that root. */
@@ -60,9 +62,10 @@ export class Workspace {
     this.session = session;
     this.root = root;
     this.#extraIgnores = options.ignore ?? [];
+    this.#secretFiles = options.secretFiles;
     this.#retention = options.retention === undefined ? { keepLast: 100, keepDays: 30 } : options.retention;
     this.#journal = new EditJournal(join(root, FORGE_DIR));
-    this.#scanner = new Scanner(root, this.#extraIgnores, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES);
+    this.#scanner = new Scanner(root, this.#extraIgnores, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, this.#secretFiles);
   }
 
   static async open(store: Store, options: WorkspaceOptions): Promise<Workspace> {
@@ -112,7 +115,7 @@ export class Workspace {
   /** Created, modified, deleted (and renamed) files since the last snapshot; which were not the agent's. */
   async status(): Promise<StatusReport> {
     const base = await this.#base();
-    const { tree, unreadable } = await this.#scan(false);
+    const { tree, unreadable, secretFiles } = await this.#scan(false);
     const changes = compareTrees(base?.tree ?? emptyTree(), tree);
     return {
       base: base?.checkpoint ?? null,
@@ -120,6 +123,7 @@ export class Workspace {
       unknown: this.#unknown(changes, tree),
       tooLarge: tooLarge(tree),
       unreadable: unreadableList(unreadable),
+      secretFiles,
     };
   }
 
@@ -195,7 +199,7 @@ export class Workspace {
     const base = await this.#base();
     // A walk made before the epoch was read is as good as one made now: every hash in it is
     // checked to be stored (or its file stored) below, after the read.
-    const { tree, unreadable, newBytes: read, limited } = scanned ?? (await this.#scan(true, options.onProgress, options.changed));
+    const { tree, unreadable, newBytes: read, limited, secretFiles } = scanned ?? (await this.#scan(true, options.onProgress, options.changed));
     // First, as it may read a file again (and so change its entry): asks nothing when nothing changed.
     const newBytes = read + (await this.#scanner.ensureStored(this.#objects, tree, base?.tree ?? null));
     // The directory objects, against the last snapshot's (reused where nothing changed).
@@ -222,6 +226,7 @@ export class Workspace {
     }
     const snapshot = await this.#commit(tree, unreadable, message, options.tags ?? [], {
       built,
+      secretFiles,
       unknown: strategy === "warn" ? unknown : [],
       safety: options.safety === true,
       epoch,
@@ -241,6 +246,7 @@ export class Workspace {
       newBytes: (typeof added === "number" ? added : newBytes) + snapshot.sizes.newBytes,
       incomplete: unreadable.size > 0,
       walk: limited ? "limited" : "full",
+      secretFiles,
     };
   }
 
@@ -262,6 +268,8 @@ export class Workspace {
       built?: { root: Hash; objects: Map<Hash, Buffer> };
       /** Another session than this workspace's (a partial restore's safety snapshot). */
       into?: Session;
+      /** Secret files the walk left out. */
+      secretFiles?: readonly string[];
     },
   ): Promise<Checkpoint> {
     const { root, objects } = extra.built ?? buildTree(tree, extra.base?.tree ?? null);
@@ -277,6 +285,7 @@ export class Workspace {
       unknown: extra.unknown ?? [],
       external: extra.external === true,
       safety: extra.safety === true,
+      ...(extra.secretFiles !== undefined && extra.secretFiles.length > 0 && { secretFiles: extra.secretFiles }),
     };
     const allTags = [...tags, ...(unreadable.size > 0 ? ["incomplete"] : []), ...(extra.safety ? ["safety"] : [])];
     const checkpoint = await (extra.into ?? this.session).checkpoint(state, {
@@ -395,7 +404,7 @@ export class Workspace {
     }
     const scanned = await this.#scan(false);
     const filter = pathFilter(this.root, paths);
-    const input = { root: this.root, target: targetTree, current: scanned.tree, filter, extraIgnores: this.#extraIgnores };
+    const input = { root: this.root, target: targetTree, current: scanned.tree, filter, extraIgnores: this.#extraIgnores, secretFiles: this.#secretFiles };
     const plan = planRestore(input);
     const deleted = [...plan.deletes];
     const report = { deleted, dryRun: false };

@@ -34,16 +34,19 @@ export interface AgentState {
 
 const agentsDir = (forgeDir: string, host: HostId) => join(forgeDir, "agents", host);
 
-/** The state file's name for a session id: the id itself when it is a plain name, else a hash of it. */
-function fileName(sessionId: string): string {
-  return /^[A-Za-z0-9._-]{1,128}$/.test(sessionId) && !sessionId.startsWith(".")
+/**
+ * The state file's name for a session id: the id itself when it is a plain name holding no
+ * secret (`secret`: the id holds one), else a hash of it.
+ */
+function fileName(sessionId: string, secret: boolean): string {
+  return !secret && /^[A-Za-z0-9._-]{1,128}$/.test(sessionId) && !sessionId.startsWith(".")
     ? sessionId
     : createHash("sha256").update(sessionId).digest("hex").slice(0, 32);
 }
 
-/** The Forge session of a host session: "agent/<host>/<session id>". */
-export function agentSessionName(host: HostId, sessionId: string): string {
-  return `agent/${host}/${fileName(sessionId)}`;
+/** The Forge session of a host session: "agent/<host>/<session id>" (a hash of the id when it holds a secret). */
+export function agentSessionName(host: HostId, sessionId: string, secret = false): string {
+  return `agent/${host}/${fileName(sessionId, secret)}`;
 }
 
 function readState(path: string): AgentState | undefined {
@@ -62,19 +65,30 @@ function readState(path: string): AgentState | undefined {
   }
 }
 
-/** Runs `fn` on the session's state (a new one if it has none) under its lock, and saves what it leaves. */
-export async function withAgentState<T>(forgeDir: string, host: HostId, sessionId: string, fn: (state: AgentState) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` on the session's state (a new one if it has none) under its lock, and saves what
+ * it leaves. `redactedId` is the session id with its secrets redacted (an id that holds one
+ * is kept only that way, and its file and session are named by a hash).
+ */
+export async function withAgentState<T>(
+  forgeDir: string,
+  host: HostId,
+  sessionId: string,
+  fn: (state: AgentState) => Promise<T>,
+  redactedId: string = sessionId,
+): Promise<T> {
   const dir = agentsDir(forgeDir, host);
   mkdirSync(dir, { recursive: true });
-  const path = join(dir, `${fileName(sessionId)}.json`);
+  const secret = redactedId !== sessionId;
+  const path = join(dir, `${fileName(sessionId, secret)}.json`);
   const lock = new FileLock(`${path}.lock`, { timeoutMs: 30_000, info: { what: "forge hook" } });
   await lock.acquire();
   try {
     const now = new Date().toISOString();
     const state: AgentState = readState(path) ?? {
       host,
-      sessionId,
-      session: agentSessionName(host, sessionId),
+      sessionId: redactedId,
+      session: agentSessionName(host, sessionId, secret),
       transcript: null,
       cursor: null,
       prompts: 0,

@@ -32,7 +32,9 @@ export interface CaptureOptions {
 
 /**
  * Every captured message passes here on its way into the store: the one place where what a
- * host wrote is changed before it is kept (secret redaction plugs in here).
+ * host wrote is changed before it is kept. Secrets are not redacted here but where every
+ * write passes, in the value encoder (docs/ARCHITECTURE.md, Secrets): a transcript's
+ * messages, the payload facts in checkpoint metadata and the host's session id alike.
  */
 export function prepareForStore(messages: readonly CapturedMessage[]): Message[] {
   return messages.map((m) => ({ ...m.message, id: m.key }));
@@ -66,56 +68,64 @@ export async function captureEvent(
     return { actions, warnings, stdout: cap.output(kind, context) };
   }
   const sessionId = event.sessionId;
-  await withAgentState(forgeDir, host, sessionId, async (state) => {
-    const { ConversationSession } = await import("../../domains/conversation/conversation-session.js");
-    const conversation = await ConversationSession.open(store, state.session);
-    if (state.cursor === null && state.prompts === 0) state.prompts = await promptCount(conversation.session);
-    const held = await conversation.messages();
-    const imported = importTranscript(cap, event, state, new Set(held.flatMap((m) => (m.id === undefined ? [] : [m.id]))));
-    if (imported.length > 0) {
-      await conversation.append(prepareForStore(imported), { format: "forge" });
-      actions.push(`conversation: ${imported.length} new ${imported.length === 1 ? "entry" : "entries"} from ${state.transcript}`);
-    }
-    const epoch = await store.gcEpoch();
-    const snapshot = files ? await snapshotFiles(store, root, event, files, actions) : null;
-    if (kind === "prompt") {
-      state.prompts += 1;
-      if ((await conversation.session.working()) === undefined) await conversation.replace([]);
-      const cp = await conversation.session.checkpointWorking({
-        message: `prompt ${state.prompts}: ${oneLine(event.prompt ?? "")}`,
-        trigger: PROMPT_TRIGGER,
-        tags: [host],
-        metadata: {
-          host,
-          hostSession: sessionId,
-          prompt: state.prompts,
-          ...(event.prompt !== undefined && { text: event.prompt }),
-          messages: held.length + imported.length,
-          ...(snapshot && { filesSnapshot: snapshot.id }),
-          reasoning: await reasoningHead(store, options.reasoningSession),
-        },
-        filesRoot: snapshot?.filesRoot ?? null,
-        gcEpoch: epoch,
-      });
-      actions.push(`prompt ${state.prompts}: checkpoint #${cp.seq} ${cp.id.slice(0, 10)}`);
-    } else if (kind === "pre-compact" && (await conversation.session.working()) !== undefined) {
-      const cp = await conversation.session.checkpointWorking({
-        message: `before ${event.trigger ?? ""} compaction`.replace(/\s+/g, " "),
-        trigger: "pre-compact",
-        tags: [host],
-        metadata: { host, hostSession: sessionId, prompt: state.prompts },
-        filesRoot: snapshot?.filesRoot ?? null,
-        gcEpoch: epoch,
-      });
-      actions.push(`before compaction: checkpoint #${cp.seq}`);
-    }
-    if (snapshot) state.filesRoot = snapshot.filesRoot;
-    const now = new Date().toISOString();
-    state.lastActivity = now;
-    state.lastEvent = kind;
-    if (kind === "session-end") state.ended = now;
-    else if (kind === "session-start") state.ended = null;
-  });
+  // The host's id is kept (state file, checkpoint metadata) only with its secrets redacted.
+  const shownId = await store.redactor.redactText(sessionId);
+  await withAgentState(
+    forgeDir,
+    host,
+    sessionId,
+    async (state) => {
+      const { ConversationSession } = await import("../../domains/conversation/conversation-session.js");
+      const conversation = await ConversationSession.open(store, state.session);
+      if (state.cursor === null && state.prompts === 0) state.prompts = await promptCount(conversation.session);
+      const held = await conversation.messages();
+      const imported = importTranscript(cap, event, state, new Set(held.flatMap((m) => (m.id === undefined ? [] : [m.id]))));
+      if (imported.length > 0) {
+        await conversation.append(prepareForStore(imported), { format: "forge" });
+        actions.push(`conversation: ${imported.length} new ${imported.length === 1 ? "entry" : "entries"} from ${state.transcript}`);
+      }
+      const epoch = await store.gcEpoch();
+      const snapshot = files ? await snapshotFiles(store, root, event, files, actions) : null;
+      if (kind === "prompt") {
+        state.prompts += 1;
+        if ((await conversation.session.working()) === undefined) await conversation.replace([]);
+        const cp = await conversation.session.checkpointWorking({
+          message: `prompt ${state.prompts}: ${oneLine(event.prompt ?? "")}`,
+          trigger: PROMPT_TRIGGER,
+          tags: [host],
+          metadata: {
+            host,
+            hostSession: shownId,
+            prompt: state.prompts,
+            ...(event.prompt !== undefined && { text: event.prompt }),
+            messages: held.length + imported.length,
+            ...(snapshot && { filesSnapshot: snapshot.id }),
+            reasoning: await reasoningHead(store, options.reasoningSession),
+          },
+          filesRoot: snapshot?.filesRoot ?? null,
+          gcEpoch: epoch,
+        });
+        actions.push(`prompt ${state.prompts}: checkpoint #${cp.seq} ${cp.id.slice(0, 10)}`);
+      } else if (kind === "pre-compact" && (await conversation.session.working()) !== undefined) {
+        const cp = await conversation.session.checkpointWorking({
+          message: `before ${event.trigger ?? ""} compaction`.replace(/\s+/g, " "),
+          trigger: "pre-compact",
+          tags: [host],
+          metadata: { host, hostSession: shownId, prompt: state.prompts },
+          filesRoot: snapshot?.filesRoot ?? null,
+          gcEpoch: epoch,
+        });
+        actions.push(`before compaction: checkpoint #${cp.seq}`);
+      }
+      if (snapshot) state.filesRoot = snapshot.filesRoot;
+      const now = new Date().toISOString();
+      state.lastActivity = now;
+      state.lastEvent = kind;
+      if (kind === "session-end") state.ended = now;
+      else if (kind === "session-start") state.ended = null;
+    },
+    shownId,
+  );
   return { actions, warnings, stdout: cap.output(kind, context) };
 }
 

@@ -70,7 +70,9 @@ export class RunStore {
     if (!(data instanceof Uint8Array)) throw new InvalidArgumentError(`data for node "${nodeId}" of run "${runId}" must be a Uint8Array, not ${kindOf(data)}`);
     const session = await this.#store.session(sessionName(runId), { kind: KIND, metadata: { runId } });
     await checkKind(session, runId);
-    const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    // A run's state is agent data: text in it is redacted like every other value (binary data is kept exact).
+    const kept = await this.#store.redactor.redactBytes(data);
+    const bytes = Buffer.from(kept.buffer, kept.byteOffset, kept.byteLength);
     // Chunked from 64 KiB: a run's states often grow by appending, and the chunks before
     // the new part are shared with the earlier saves.
     const file = fileObjects(bytes, CHUNK_ABOVE);

@@ -1,5 +1,5 @@
-// The reads of a session's timeline: list, show, at (time travel), the timeline graph, and
-// a search of checkpoints' messages and tags. None creates a session.
+// The reads of a session's timeline: list, show, at (time travel) and the timeline graph
+// (full-text search is operations/search/). None creates a session.
 import { parsePastTime, parseTime } from "../../core/time.js";
 import { isForgeError } from "../../core/errors.js";
 import type { Timeline } from "../../timeline/types.js";
@@ -140,35 +140,3 @@ export const timelineOperation = defineOperation({
 export function timelineJson(tl: Timeline): TimelineResult {
   return { ...tl, session: { ...tl.session, createdAt: tl.session.createdAt.toISOString() }, checkpoints: tl.checkpoints.map(checkpointJson) };
 }
-
-export interface SearchResult {
-  readonly query: string;
-  /** Newest first. */
-  readonly checkpoints: readonly CheckpointJson[];
-}
-
-export const searchOperation = defineOperation({
-  name: "checkpoint_search",
-  title: "Search checkpoints",
-  description: "Find checkpoints whose message, tags, trigger or branch contain the query (case-insensitive), newest first, in one session or in all of them.",
-  effect: "read",
-  input: (z) => ({
-    query: z.string().min(1),
-    allSessions: z.boolean().default(false).describe("search every session in the store"),
-    limit: z.number().int().min(1).max(1000).default(20),
-    session: sessionField(z),
-  }),
-  run: async (ctx, input): Promise<SearchResult> => {
-    const store = await ctx.store();
-    const names = input.allSessions ? (await store.listSessions()).map((x) => x.name) : [ctx.sessionName(input.session)];
-    const q = input.query.toLowerCase();
-    const found = [];
-    for (const name of names) {
-      for (const cp of await (await store.getSession(name)).list({ order: "desc" })) {
-        if ([cp.message, cp.trigger, cp.branch, ...cp.tags].join("\n").toLowerCase().includes(q)) found.push(cp);
-      }
-    }
-    found.sort((x, y) => y.createdAt.getTime() - x.createdAt.getTime());
-    return { query: input.query, checkpoints: found.slice(0, input.limit).map(checkpointJson) };
-  },
-});

@@ -29,6 +29,8 @@ export interface SnapshotResult {
   /** Files over the size limit: listed, not stored. */
   readonly tooLarge: readonly string[];
   readonly unreadable: readonly { readonly path: string; readonly why: string }[];
+  /** Secret files (`.env`, private keys, credential stores) left out: not tracked by git, not kept by `workspace.secretFiles`. */
+  readonly secretFiles: readonly string[];
 }
 
 export const filesSnapshotOperation = defineOperation({
@@ -61,6 +63,7 @@ export const filesSnapshotOperation = defineOperation({
         files: state.files,
         tooLarge: [...state.tooLarge],
         unreadable: state.unreadable.map((u) => ({ path: u.path, why: u.why })),
+        secretFiles: [...(state.secretFiles ?? [])],
       };
     }
     const state = (await ws.session.state(r.snapshot.id)) as SnapshotState;
@@ -75,6 +78,7 @@ export const filesSnapshotOperation = defineOperation({
       files: state.files,
       tooLarge: [...state.tooLarge],
       unreadable: state.unreadable.map((u) => ({ path: u.path, why: u.why })),
+      secretFiles: [...r.secretFiles],
     };
   },
 });

@@ -13,6 +13,8 @@ export interface StatusResult {
   /** Files over the size limit: a snapshot lists them without their content. */
   readonly tooLarge: readonly string[];
   readonly unreadable: readonly { readonly path: string; readonly why: string }[];
+  /** Secret files (`.env`, private keys, credential stores) snapshots leave out: not tracked by git, not kept by `workspace.secretFiles`. */
+  readonly secretFiles: readonly string[];
 }
 
 export const filesStatusOperation = defineOperation({
@@ -29,6 +31,7 @@ export const filesStatusOperation = defineOperation({
       unknown: [...s.unknown],
       tooLarge: [...s.tooLarge],
       unreadable: s.unreadable.map((u) => ({ path: u.path, why: u.why })),
+      secretFiles: [...s.secretFiles],
     };
   },
 });

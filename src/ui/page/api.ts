@@ -93,6 +93,33 @@ export interface RestorePlan {
   restorable: boolean;
 }
 
+export interface HitCheckpoint {
+  id: string;
+  seq: number;
+  session: string;
+  time: string;
+}
+
+export interface SearchHit {
+  checkpoint: HitCheckpoint;
+  first: HitCheckpoint;
+  last: HitCheckpoint;
+  kind: string;
+  sessionKind: string;
+  where: string;
+  snippet: string;
+  highlights: [number, number][];
+  score: number;
+}
+
+/** What `forge search --json` prints. */
+export interface SearchResult {
+  query: string;
+  order: string;
+  results: SearchHit[];
+  indexed: number;
+}
+
 export class ApiError extends Error {
   constructor(
     message: string,
@@ -146,6 +173,7 @@ export const api = {
       ...(checkpointName && { name: checkpointName }),
       ...(description && { description }),
     }),
+  search: (query: string, order: string) => call<SearchResult>("GET", `/api/search?q=${enc(query)}&order=${enc(order)}`),
   /** Server-sent events: calls `onChange` when any session changes. */
   events(onChange: () => void): () => void {
     const t = token();

@@ -4,9 +4,10 @@
 import { render } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
 import "./app.css";
-import { api, type CheckpointDetail, type CompareResult, type SessionDetail, type SessionSummary } from "./api.js";
+import { api, type CheckpointDetail, type CompareResult, type SearchResult, type SessionDetail, type SessionSummary } from "./api.js";
 import { CompareView } from "./compare.js";
 import { RestoreDialog } from "./restore-dialog.js";
+import { SearchBox, SearchResults } from "./search.js";
 import { ago, Timeline } from "./timeline.js";
 import { CheckpointBody, StateViewer } from "./views.js";
 
@@ -19,6 +20,7 @@ function App() {
   const [comparison, setComparison] = useState<CompareResult | null>(null);
   const [restoring, setRestoring] = useState<string | null>(null);
   const [notice, setNotice] = useState<{ text: string; error?: boolean } | null>(null);
+  const [found, setFound] = useState<SearchResult | null>(null);
   const [tick, setTick] = useState(0);
 
   const fail = useCallback((e: unknown) => setNotice({ text: (e as Error).message, error: true }), []);
@@ -73,6 +75,7 @@ function App() {
       <header class="top">
         <h1>Forge</h1>
         <span class="muted">checkpoints and time travel</span>
+        <SearchBox onResult={setFound} onError={fail} />
       </header>
       <nav class="sessions" aria-label="sessions">
         <h2>Sessions</h2>
@@ -99,7 +102,18 @@ function App() {
             </button>
           </div>
         )}
-        {detail && (
+        {found && (
+          <SearchResults
+            result={found}
+            onClose={() => setFound(null)}
+            onOpen={(hit) => {
+              setFound(null);
+              select(hit.checkpoint.session);
+              api.checkpoint(hit.checkpoint.session, hit.checkpoint.id).then(setOpened, fail);
+            }}
+          />
+        )}
+        {detail && !found && (
           <div class="columns">
             <section class="timeline-col" aria-label="timeline">
               <div class="col-head">
