@@ -133,3 +133,15 @@ export class Scanner {
     return out;
   }
 }
+
+/** Files over the size limit, in walk order. */
+export function tooLarge(tree: Tree): string[] {
+  const out: string[] = [];
+  for (const [p, f] of tree.files) if (f.type === "x") out.push(p);
+  return out.sort(walkOrder);
+}
+
+/** What could not be read, in walk order, with why. */
+export function unreadableList(unreadable: ReadonlyMap<string, string>): { path: string; why: string }[] {
+  return [...unreadable.keys()].sort(walkOrder).map((path) => ({ path, why: unreadable.get(path) as string }));
+}

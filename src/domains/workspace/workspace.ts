@@ -16,8 +16,7 @@ import type { Session } from "../../timeline/session.js";
 import type { Store } from "../../timeline/store.js";
 import type { Checkpoint } from "../../timeline/types.js";
 import { buildTree, fileKey, readFileObject, readTree, type FileInfo, type Tree } from "../../objects/file-tree.js";
-import { walkOrder } from "./walk.js";
-import { Scanner, type Scanned } from "./scanner.js";
+import { Scanner, type Scanned, tooLarge, unreadableList } from "./scanner.js";
 import type { SecretFilesOption } from "./secret-files.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
 import { applyRestore, planRestore } from "./restore.js";
@@ -486,15 +485,4 @@ export class Workspace {
       .split(sep)
       .join("/");
   }
-}
-
-/** Files over the size limit, in walk order. */
-function tooLarge(tree: Tree): string[] {
-  const out: string[] = [];
-  for (const [p, f] of tree.files) if (f.type === "x") out.push(p);
-  return out.sort(walkOrder);
-}
-
-function unreadableList(unreadable: ReadonlyMap<string, string>): { path: string; why: string }[] {
-  return [...unreadable.keys()].sort(walkOrder).map((path) => ({ path, why: unreadable.get(path) as string }));
 }
