@@ -49,7 +49,7 @@ export async function captureEvent(
   options: CaptureOptions,
 ): Promise<HookReport> {
   const cap = await hostCapture(host);
-  const foreign = foreignPayload(host, payload);
+  const foreign = cap.foreign?.(payload);
   if (foreign !== undefined) return { actions: [`skipped: ${foreign}`], warnings: [], stdout: cap.output(kind, "") };
   const event = cap.normalize(kind, payload);
   const cwd = event.cwd ?? options.cwd;
@@ -127,19 +127,6 @@ export async function captureEvent(
     shownId,
   );
   return { actions, warnings, stdout: cap.output(kind, context) };
-}
-
-/**
- * Why a payload is another host's, when it is: Cursor (with third-party hooks on) and
- * Copilot CLI also run the hooks in .claude/settings.json, which would give their sessions a
- * second timeline under Claude Code's name. Their own hooks capture them.
- */
-function foreignPayload(host: HostId, payload: Readonly<Record<string, unknown>>): string | undefined {
-  if (host !== "claude-code") return undefined;
-  if (Object.hasOwn(payload, "cursor_version")) return "a Cursor payload in Claude Code's hooks (Cursor's own hooks capture it)";
-  if (!Object.hasOwn(payload, "session_id") && Object.hasOwn(payload, "sessionId"))
-    return "a Copilot CLI payload in Claude Code's hooks (its own hooks capture it)";
-  return undefined;
 }
 
 /** Whether this event is a moment to snapshot the files, and the paths its tool says it edited. */

@@ -100,6 +100,11 @@ export interface TranscriptFormat {
 export interface HostCapture {
   /** The host's payload at Forge's `kind` event, normalized. Unknown fields are ignored (kept in `raw`); a missing field is left out, never guessed. */
   normalize(kind: CaptureKind, payload: Readonly<Record<string, unknown>>): HostEvent;
+  /**
+   * Why a payload that reached this host's hooks is another host's, when it is (other hosts
+   * run this host's hook files too): its own hooks capture it, and this one skips it.
+   */
+  foreign?(payload: Readonly<Record<string, unknown>>): string | undefined;
   /** How the host's transcript is read and cut, when it keeps one in a file Forge can read. */
   readonly transcript?: TranscriptFormat;
   /** The session's transcript file when the payload does not name it (a host that keeps them in a known place); undefined when not found. */

@@ -98,6 +98,13 @@ function uuidOf(line: string): string | undefined {
 /** Claude Code: hook payloads, its JSONL transcript, and its hook output protocol. */
 export const capture: HostCapture = {
   normalize: (kind, payload) => normalizePayload(HOST, kind, payload, policy),
+  // Cursor (with third-party hooks on) and Copilot CLI also run .claude/settings.json's hooks.
+  foreign(payload) {
+    if (Object.hasOwn(payload, "cursor_version")) return "a Cursor payload in Claude Code's hooks (Cursor's own hooks capture it)";
+    if (!Object.hasOwn(payload, "session_id") && Object.hasOwn(payload, "sessionId"))
+      return "a Copilot CLI payload in Claude Code's hooks (its own hooks capture it)";
+    return undefined;
+  },
   transcript,
   locateTranscript(event) {
     if (event.sessionId === undefined || event.cwd === undefined) return undefined;
