@@ -10,6 +10,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");
 // scripts/build-ui.mjs writes this folder whole, with names of its own (app.js, app.css).
 const ui = join(dist, "ui", "page");
+// scripts/bundle-cli.mjs writes this one whole too (its chunks have no source of their own).
+const bundle = join(dist, "cli-bundle");
 
 /** The source file tsc compiles into `file` (dist/x/y.js or .d.ts → src/x/y.ts or .tsx). */
 const hasSource = (file) => {
@@ -21,7 +23,7 @@ let removed = 0;
 const prune = (dir) => {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const path = join(dir, entry.name);
-    if (path === ui) continue;
+    if (path === ui || path === bundle || path.startsWith(`${bundle}.`)) continue;
     if (entry.isDirectory()) {
       prune(path);
       if (readdirSync(path).length === 0) rmdirSync(path);

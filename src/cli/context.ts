@@ -1,6 +1,7 @@
 // What every command gets: the operation context its global options name (the store and
 // session, opened on first use and closed when the command ends), whether to print JSON,
 // and `call`, which runs an operation with the typed input the command built.
+import { createRequire } from "node:module";
 import { envFlag } from "../core/config.js";
 import { ForgeError } from "../core/errors.js";
 import { readInputFile } from "../core/files.js";
@@ -41,7 +42,8 @@ export class CliContext extends OperationContext {
    */
   async call<S extends Shape, R>(op: Operation<S, R>, input: InputOf<S>): Promise<R> {
     if (envFlag("FORGE_CHECK_INPUTS")) {
-      const { z } = await import("zod");
+      // require, not import(): the bundled CLI runs as a script (bin/code-cache.js), where a dynamic import has no loader.
+      const { z } = createRequire(import.meta.url)("zod") as typeof import("zod");
       const checked = z.object(op.input(z)).strict().safeParse(input);
       if (!checked.success) throw new Error(`the CLI built an input that ${op.name}'s schema refuses: ${z.prettifyError(checked.error)}`);
     }
