@@ -16,17 +16,27 @@ const MIN_BATCH_BYTES = 1024 * 1024;
 
 let worker: Worker | undefined;
 let nextId = 0;
-const waiting = new Map<number, { resolve: (items: Uint8Array[]) => void; reject: (e: unknown) => void }>();
+/** What the worker sends back: packed objects back to back, and for a files job what each file was. */
+interface Reply {
+  readonly id: number;
+  readonly error?: string;
+  readonly data: Uint8Array;
+  readonly ends: number[];
+  readonly files?: [string | null, number | string][];
+  readonly hashes?: string[];
+}
+const waiting = new Map<number, { resolve: (reply: Reply) => void; reject: (e: unknown) => void }>();
 
 function getWorker(): Worker {
   if (worker) return worker;
   const w = new Worker(WORKER_FILE);
   w.unref(); // never keeps the process alive on its own
-  w.on("message", (m: { id: number; data: Uint8Array; ends: number[] }) => {
+  w.on("message", (m: Reply) => {
     const job = waiting.get(m.id);
     waiting.delete(m.id);
     if (waiting.size === 0) w.unref();
-    job?.resolve(split(m.data, m.ends));
+    if (m.error !== undefined) job?.reject(new Error(`compression worker: ${m.error}`));
+    else job?.resolve(m);
   });
   w.on("error", (e) => {
     for (const job of waiting.values()) job.reject(e);
@@ -55,10 +65,40 @@ export async function packMany(items: readonly Uint8Array[], effort: Effort): Pr
     at += i.length;
     ends.push(at);
   }
-  return new Promise((resolve, reject) => {
+  const reply = await new Promise<Reply>((resolve, reject) => {
     waiting.set(id, { resolve, reject });
     w.postMessage({ id, effort, data, ends }, [data.buffer]);
   });
+  return split(reply.data, reply.ends);
+}
+
+/** Whether `readFiles` can run (the worker is compiled JavaScript: not from TypeScript sources). */
+export const filesWorkerAvailable = WORKER_AVAILABLE;
+
+/** A file read, hashed and packed by the worker: its blob's hash and size, or why it could not be read. */
+export type WorkerFile = { readonly hash: string; readonly size: number } | { readonly error: string };
+
+/**
+ * Reads `paths` (absolute, with the sizes the walk saw) on the worker thread: each file's
+ * hash and size, and the packed objects of them all (deduplicated within the batch), ready
+ * to be stored. The main thread meanwhile does the same for other files.
+ */
+export async function readFiles(
+  paths: readonly string[],
+  sizes: readonly number[],
+): Promise<{ files: WorkerFile[]; objects: { hash: string; data: Uint8Array }[] }> {
+  const w = getWorker();
+  w.ref();
+  const id = nextId++;
+  const reply = await new Promise<Reply>((resolve, reject) => {
+    waiting.set(id, { resolve, reject });
+    w.postMessage({ kind: "files", id, paths, sizes });
+  });
+  const packed = split(reply.data, reply.ends);
+  return {
+    files: (reply.files ?? []).map(([hash, v]) => (hash === null ? { error: String(v) } : { hash, size: v as number })),
+    objects: (reply.hashes ?? []).map((hash, i) => ({ hash, data: packed[i] as Uint8Array })),
+  };
 }
 
 /** The objects of a batch that came back in one buffer, as views of it. */

@@ -116,6 +116,23 @@ export class ObjectStore {
     return { newBytes, newObjects: packed.length };
   }
 
+  /**
+   * Stores objects packed elsewhere (the worker that reads and packs a big snapshot's files)
+   * that the store lacks. The worker checked each against the node limits as it packed it;
+   * reading one back re-hashes it, as for any object.
+   */
+  async putPacked(objects: readonly StoredObject[]): Promise<{ newBytes: number; newObjects: number }> {
+    const wanted = objects.filter((o) => !this.#known.has(o.hash));
+    if (wanted.length === 0) return { newBytes: 0, newObjects: 0 };
+    const present = new Set<Hash>();
+    for (let i = 0; i < wanted.length; i += BATCH)
+      for (const h of await this.#backend.hasObjects(wanted.slice(i, i + BATCH).map((o) => o.hash))) present.add(h);
+    const missing = wanted.filter((o) => !present.has(o.hash));
+    const newBytes = missing.length > 0 ? await this.#backend.putObjects(missing) : 0;
+    for (const o of wanted) this.#known.add(o.hash);
+    return { newBytes, newObjects: missing.length };
+  }
+
   /** Which of `hashes` are stored (the known set first, then the backend in batches). */
   async hasMany(hashes: readonly Hash[]): Promise<Set<Hash>> {
     const out = new Set<Hash>();

@@ -25,8 +25,12 @@ interface Prepared {
   readonly docs: readonly NewDoc[];
 }
 
-/** What the write path may spend indexing a checkpoint inside its transaction. */
-const WRITE_BUDGET = { nodes: 2000, fileBytes: 4 * 1024 * 1024 };
+/**
+ * What the write path may spend indexing a checkpoint after its transaction: a few
+ * milliseconds (a hook runs after every tool call). Reading back and cutting 512 KB of file
+ * text into words costs ~10 ms; a bigger change — a first snapshot — is left to the next search.
+ */
+const WRITE_BUDGET = { nodes: 2000, fileBytes: 512 * 1024 };
 /** Checkpoints per transaction when catching up. */
 const BATCH = 50;
 
@@ -40,18 +44,19 @@ async function prepare(ctx: StoreContext, row: IndexedCheckpoint, parent: Indexe
   const gained = changes.filter((c) => c.delta > 0);
   const known = await ctx.backend.search.docIds(gained.map((c) => c.key));
   const docs: NewDoc[] = [];
-  let fileBytes = 0;
-  for (const c of gained) {
-    if (known.has(c.key) || c.place === undefined) continue;
+  const todo = gained.filter((c) => !known.has(c.key) && c.place !== undefined && (c.kind !== "file" || c.size <= FILE_TEXT_LIMIT));
+  // Over budget is known from the sizes before a file is read: the work is not begun to be thrown away.
+  if (budget) {
+    let fileBytes = 0;
+    for (const c of todo) if (c.kind === "file") fileBytes += c.size;
+    if (fileBytes > budget.fileBytes) throw new OverBudget(`more than ${budget.fileBytes} bytes of files to read`);
+  }
+  for (const c of todo) {
+    if (c.place === undefined) continue;
     let text: string | null;
     if (c.kind === "node") text = c.node.kind === "j" ? nodeText(c.node.body) : null;
     else if (c.kind === "message") text = c.text;
-    else {
-      if (c.size > FILE_TEXT_LIMIT) continue;
-      fileBytes += c.size;
-      if (budget && fileBytes > budget.fileBytes) throw new OverBudget(`more than ${budget.fileBytes} bytes of files read`);
-      text = fileText(await readFileObject(ctx.objects, c.key));
-    }
+    else text = fileText(await readFileObject(ctx.objects, c.key));
     const words = text === null ? "" : wordsOf(text);
     if (words !== "") docs.push({ key: c.key, source: c.kind === "node" ? "state" : c.kind === "file" ? "files" : "message", place: c.place, words });
   }

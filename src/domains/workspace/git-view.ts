@@ -5,10 +5,10 @@
 // tree: null, and nothing changes. Read again only when the files it comes from change
 // (their stat says so).
 import { spawnSync } from "node:child_process";
-import { lstatSync, readFileSync, statSync, type Stats } from "node:fs";
+import { existsSync, lstatSync, readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { readEnv } from "../../core/config.js";
+import { FORGE_DIR, readEnv } from "../../core/config.js";
 import { ForgeError } from "../../core/errors.js";
 
 export interface GitView {
@@ -119,7 +119,7 @@ export function gitView(root: string): GitView | null {
           .join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   const index = readIndex(repo);
-  const excludes = readExcludes(repo);
+  const excludes = readExcludes(repo, join(root, FORGE_DIR));
   let sets = index.byPrefix.get(prefix);
   if (sets === undefined) index.byPrefix.set(prefix, (sets = {}));
   const s = sets;
@@ -271,8 +271,8 @@ function lsFiles(repo: Repo): string[] {
 }
 
 /** info/exclude and core.excludesFile, read again when either file changes. */
-function readExcludes(repo: Repo): ExcludesEntry {
-  const files = [excludesFile(repo), join(repo.commonDir, "info", "exclude")];
+function readExcludes(repo: Repo, forgeDir: string): ExcludesEntry {
+  const files = [excludesFile(repo, forgeDir), join(repo.commonDir, "info", "exclude")];
   const stats = files.map(statIfAny);
   const key = files.map((f, i) => `${f}=${statKey(stats[i])}`).join(";");
   const known = excludesCache.get(repo.gitDir);
@@ -295,16 +295,39 @@ function readExcludes(repo: Repo): ExcludesEntry {
 /**
  * core.excludesFile as git resolves it (system, global, repository and worktree config,
  * includes), else git's default, $XDG_CONFIG_HOME/git/ignore. Git is asked only when a config
- * file it reads for the user or the repository changed since it was last asked: spawning it
- * costs ~5 ms.
+ * file it reads or an environment variable that moves them changed since it was last asked:
+ * spawning it costs ~5 ms, paid by every hook when only this process remembered the answer.
+ * So the answer is also kept in the workspace's .forge folder (when there is one), under the
+ * same key. A file named by an `include.path` is not in the key: editing only that file is
+ * seen once one of the others changes.
  */
-function excludesFile(repo: Repo): string {
-  const env = readEnv(["XDG_CONFIG_HOME"]);
+function excludesFile(repo: Repo, forgeDir: string): string {
+  // GIT_CONFIG_GLOBAL, _SYSTEM, _NOSYSTEM, _COUNT/_KEY_n/_VALUE_n: all can move or set it.
+  const env = readEnv([
+    "XDG_CONFIG_HOME",
+    "HOME",
+    ...Object.keys(process.env)
+      .filter((k) => k.startsWith("GIT_CONFIG"))
+      .sort(),
+  ]);
   const xdg = env["XDG_CONFIG_HOME"] ? (env["XDG_CONFIG_HOME"] as string) : join(homedir(), ".config");
-  const configs = [join(repo.commonDir, "config"), join(repo.gitDir, "config.worktree"), join(homedir(), ".gitconfig"), join(xdg, "git", "config")];
-  const key = configs.map((f) => statKey(statIfAny(f))).join(";");
+  const configs = [
+    join(repo.commonDir, "config"),
+    join(repo.gitDir, "config.worktree"),
+    join(homedir(), ".gitconfig"),
+    join(xdg, "git", "config"),
+    env["GIT_CONFIG_GLOBAL"] || "-",
+    env["GIT_CONFIG_SYSTEM"] || "/etc/gitconfig",
+  ];
+  const key = `${JSON.stringify(env)};${configs.map((f) => `${f}=${statKey(f === "-" ? undefined : statIfAny(f))}`).join(";")}`;
   const known = excludesFileCache.get(repo.gitDir);
   if (known?.key === key) return known.file;
+  const keptPath = join(forgeDir, "git-excludes.json");
+  const kept = readKept(keptPath);
+  if (kept?.gitDir === repo.gitDir && kept.key === key) {
+    excludesFileCache.set(repo.gitDir, { key, file: kept.file });
+    return kept.file;
+  }
   const fallback = join(xdg, "git", "ignore");
   // --git-dir: git's ownership check (safe.directory) is for repositories it discovers; the index is read whoever owns it, so is this.
   const r = spawnSync("git", [`--git-dir=${repo.gitDir}`, "config", "-z", "--path", "--get", "core.excludesFile"], { cwd: repo.top, encoding: "utf8" });
@@ -321,5 +344,34 @@ function excludesFile(repo: Repo): string {
     file = isAbsolute(value) ? value : resolve(repo.top, value);
   }
   excludesFileCache.set(repo.gitDir, { key, file });
+  keep(keptPath, { gitDir: repo.gitDir, key, file });
   return file;
+}
+
+interface KeptExcludesFile {
+  readonly gitDir: string;
+  readonly key: string;
+  readonly file: string;
+}
+
+function readKept(path: string): KeptExcludesFile | undefined {
+  try {
+    const doc = JSON.parse(readFileSync(path, "utf8")) as Partial<KeptExcludesFile>;
+    return typeof doc.gitDir === "string" && typeof doc.key === "string" && typeof doc.file === "string" ? (doc as KeptExcludesFile) : undefined;
+  } catch {
+    return undefined; // missing or damaged: git is asked again
+  }
+}
+
+/** Written whole under a temporary name, then renamed: a reader sees the old answer or the new one. Only into an existing .forge folder. */
+function keep(path: string, doc: KeptExcludesFile): void {
+  if (!existsSync(dirname(path))) return;
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, JSON.stringify(doc));
+    renameSync(tmp, path);
+  } catch {
+    // Only a cache: a read-only .forge costs the next process a spawn of git.
+    rmSync(tmp, { force: true });
+  }
 }

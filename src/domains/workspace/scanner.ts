@@ -21,6 +21,8 @@ export interface Scanned {
   readonly limited: boolean;
   /** Secret files left out of the tree (secret-files.ts), in walk order. */
   readonly secretFiles: readonly string[];
+  /** Files too large to store, in walk order. */
+  readonly tooLarge: readonly string[];
 }
 
 export class Scanner {
@@ -83,7 +85,7 @@ export class Scanner {
       this.#lastWalkNo = walkNo;
     }
     const secretFiles = [...used.ignore.secretFiles].sort(walkOrder);
-    return { tree: scan.tree, unreadable: scan.unreadable, newBytes, limited: hinted !== undefined, secretFiles };
+    return { tree: scan.tree, unreadable: scan.unreadable, newBytes, limited: hinted !== undefined, secretFiles, tooLarge: scan.large.sort(walkOrder) };
   }
 
   /** The files change under this object now (a restore): no walk limited to a hint until everything was walked again. */
@@ -117,6 +119,7 @@ export class Scanner {
       tree,
       pending: missing.map((path) => ({ path, st: { size: -1, mtimeMs: 0, ctimeMs: 0, ino: 0, mode: 0 }, mode: (tree.files.get(path) as FileInfo).mode })),
       unreadable: new Map<string, string>(),
+      large: [],
     };
     return (await hashPending(scan, this.#root, cache, objects)).newBytes;
   }
@@ -132,13 +135,6 @@ export class Scanner {
     this.#stats.save(cache);
     return out;
   }
-}
-
-/** Files over the size limit, in walk order. */
-export function tooLarge(tree: Tree): string[] {
-  const out: string[] = [];
-  for (const [p, f] of tree.files) if (f.type === "x") out.push(p);
-  return out.sort(walkOrder);
 }
 
 /** What could not be read, in walk order, with why. */

@@ -23,12 +23,18 @@ export function compareTrees(a: Tree, b: Tree): FileChange[] {
   const created: FileChange[] = [];
   const deleted: FileChange[] = [];
   const out: FileChange[] = [];
+  let kept = 0;
   for (const [path, after] of b.files) {
     const before = a.files.get(path);
     if (!before) created.push({ path, kind: "created", before: null, after });
-    else if (fileKey(before) !== fileKey(after) || before.mode !== after.mode) out.push({ path, kind: "modified", before, after });
+    else {
+      kept++;
+      if (before.hash !== after.hash || before.type !== after.type || before.mode !== after.mode || fileKey(before) !== fileKey(after))
+        out.push({ path, kind: "modified", before, after });
+    }
   }
-  for (const [path, before] of a.files) if (!b.files.has(path)) deleted.push({ path, kind: "deleted", before, after: null });
+  // Every path of `a` is still in `b` when as many were found there: no pass to look for deletions.
+  if (kept !== a.files.size) for (const [path, before] of a.files) if (!b.files.has(path)) deleted.push({ path, kind: "deleted", before, after: null });
   const goneByKey = new Map<string, FileChange[]>();
   for (const d of deleted) if (d.before?.type === "f" && d.before.size > 0) goneByKey.set(fileKey(d.before), [...(goneByKey.get(fileKey(d.before)) ?? []), d]);
   const renamedFrom = new Set<string>();

@@ -16,10 +16,10 @@ import type { Session } from "../../timeline/session.js";
 import type { Store } from "../../timeline/store.js";
 import type { Checkpoint } from "../../timeline/types.js";
 import { buildTree, fileKey, readFileObject, readTree, type FileInfo, type Tree } from "../../objects/file-tree.js";
-import { Scanner, type Scanned, tooLarge, unreadableList } from "./scanner.js";
+import { Scanner, type Scanned, unreadableList } from "./scanner.js";
+import { walkOrder } from "./walk.js";
 import type { SecretFilesOption } from "./secret-files.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
-import { applyRestore, planRestore } from "./restore.js";
 import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativePaths, type FileChange } from "./tree-compare.js";
 import { readTreeCache, writeTreeCache } from "./tree-cache.js";
 
@@ -114,13 +114,13 @@ export class Workspace {
   /** Created, modified, deleted (and renamed) files since the last snapshot; which were not the agent's. */
   async status(): Promise<StatusReport> {
     const base = await this.#base();
-    const { tree, unreadable, secretFiles } = await this.#scan(false);
+    const { tree, unreadable, secretFiles, tooLarge: large } = await this.#scan(false);
     const changes = compareTrees(base?.tree ?? emptyTree(), tree);
     return {
       base: base?.checkpoint ?? null,
       changes,
       unknown: this.#unknown(changes, tree),
-      tooLarge: tooLarge(tree),
+      tooLarge: [...large],
       unreadable: unreadableList(unreadable),
       secretFiles,
     };
@@ -273,13 +273,18 @@ export class Workspace {
   ): Promise<Checkpoint> {
     const { root, objects } = extra.built ?? buildTree(tree, extra.base?.tree ?? null);
     const dirs = await this.#objects.putRaw(objects);
-    const files = [...tree.files.values()];
+    let bytes = 0;
+    const large: string[] = [];
+    for (const [p, f] of tree.files) {
+      bytes += f.size;
+      if (f.type === "x") large.push(p);
+    }
     const state: SnapshotState = {
       kind: "forge.files",
       root: this.root,
-      files: files.length,
-      bytes: files.reduce((n, f) => n + f.size, 0),
-      tooLarge: tooLarge(tree),
+      files: tree.files.size,
+      bytes,
+      tooLarge: large.sort(walkOrder),
       unreadable: unreadableList(unreadable),
       unknown: extra.unknown ?? [],
       external: extra.external === true,
@@ -401,7 +406,8 @@ export class Workspace {
         data: { paths: missing, snapshot: checkpoint.id },
       });
     }
-    const scanned = await this.#scan(false);
+    // Loaded here: a status, a snapshot or a hook never restores.
+    const [scanned, { applyRestore, planRestore }] = await Promise.all([this.#scan(false), import("./restore.js")]);
     const filter = pathFilter(this.root, paths);
     const input = { root: this.root, target: targetTree, current: scanned.tree, filter, extraIgnores: this.#extraIgnores, secretFiles: this.#secretFiles };
     const plan = planRestore(input);
