@@ -175,18 +175,27 @@ function depth(path: string): number {
  * The tree a stored root describes (directories only are read). Every folder object was
  * checked when it was parsed (parseNode): names that could escape the root — "..", ".", "",
  * anything with "/" or NUL — and one name listed twice are refused there, naming the entry.
+ * With `base` (a tree whose folders carry the hashes of their objects, as `buildTree`, a
+ * stored tree and the tree cache give them), a folder whose object `base` has at the same
+ * path is not read: its content is `base`'s.
  */
-export async function readTree(objects: ObjectStore, root: Hash): Promise<Tree> {
+export async function readTree(objects: ObjectStore, root: Hash, base?: Tree): Promise<Tree> {
+  if (base !== undefined && base.dirs.get("")?.hash === root) return { files: new Map(base.files), dirs: new Map(base.dirs) };
   const files = new Map<string, FileInfo>();
   const dirs = new Map<string, DirInfo>();
+  // Folders whose object is the one `base` has at the same path: the same object holds the
+  // same entries at every depth, so everything under it is taken from `base`, not read.
+  const reused = new Set<string>();
   let level: [string, Hash, number][] = [["", root, 0o755]];
   while (level.length > 0) {
-    const nodes = await objects.getNodes(level.map((l) => l[1]));
+    const wanted = level.filter(([dir, hash]) => base?.dirs.get(dir)?.hash !== hash || (reused.add(dir), false));
+    const nodes = await objects.getNodes(wanted.map((l) => l[1]));
     const next: [string, Hash, number][] = [];
     for (const [dir, hash, mode] of level) {
+      dirs.set(dir, { mode, hash });
+      if (reused.has(dir)) continue;
       const node = nodes.get(hash);
       if (node?.kind !== "d") throw new ForgeError("CORRUPT_OBJECT", `object ${hash} should be a directory of the snapshot but is not`);
-      dirs.set(dir, { mode, hash });
       for (const [h, name, type, m, size, target] of node.entries) {
         const path = dir === "" ? name : `${dir}/${name}`;
         if (type === "d") next.push([path, h, m]);
@@ -194,6 +203,14 @@ export async function readTree(objects: ObjectStore, root: Hash): Promise<Tree> 
       }
     }
     level = next;
+  }
+  if (base !== undefined && reused.size > 0) {
+    const under = (path: string): boolean => {
+      for (let i = path.lastIndexOf("/"); i > 0; i = path.lastIndexOf("/", i - 1)) if (reused.has(path.slice(0, i))) return true;
+      return false;
+    };
+    for (const [path, d] of base.dirs) if (!dirs.has(path) && under(path)) dirs.set(path, d);
+    for (const [path, f] of base.files) if (under(path)) files.set(path, f);
   }
   return { files, dirs };
 }

@@ -141,7 +141,9 @@ describe("the workspace index", () => {
     expect(cliStatus(root)).toEqual([]);
     ok(forge(root, ["files", "snapshot", "after"]));
     expect(cliStatus(root)).toEqual([]);
-    const tree = readdirSync(join(root, "p1")).filter((n) => n.startsWith("side1-")).sort();
+    const tree = readdirSync(join(root, "p1"))
+      .filter((n) => n.startsWith("side1-"))
+      .sort();
     expect(tree).toEqual(["side1-0.txt", "side1-1.txt", "side1-2.txt", "side1-3.txt", "side1-4.txt"]);
     expect(ok(forge(root, ["fsck"]))).toMatch(/the store is whole/);
   });
@@ -166,5 +168,35 @@ describe("the workspace index", () => {
     unlinkSync(join(root, "p3/f3.bin"));
     ok(forge(root, ["files", "restore", "HEAD"]));
     expect(readFileSync(join(root, "p3/f3.bin"))).toEqual(noise(6000 + (3 % 13) * 500, 3 + 7));
+  });
+});
+
+describe("reading a snapshot's tree next to the last one", () => {
+  it("gives the tree a full read gives, reading only the folders that differ", async () => {
+    const { readTree } = await import("../../src/objects/file-tree.js");
+    const { root, ws, store } = await workspaceBench();
+    for (let i = 0; i < 60; i++) put(root, `a${i % 4}/b${i % 3}/f${i}.txt`, `file ${i}\n`);
+    put(root, "top.txt", "top\n");
+    const one = (await ws.snapshot("one")).snapshot;
+    const first = one.filesRoot as string;
+    // A changed file deep down, a folder gone, a folder new, a file where a folder was, and a new top-level file.
+    put(root, "a1/b2/f10.txt", "changed\n");
+    for (const n of readdirSync(join(root, "a2/b0"))) unlinkSync(join(root, "a2/b0", n));
+    put(root, "new/deep/x.txt", "new\n");
+    for (const n of readdirSync(join(root, "a3/b1"))) unlinkSync(join(root, "a3/b1", n));
+    put(root, "top2.txt", "another\n");
+    const second = (await ws.snapshot("two")).snapshot.filesRoot as string;
+    const full1 = await readTree(store.objects, first);
+    const full2 = await readTree(store.objects, second);
+    const sorted = (t: { files: Map<string, unknown>; dirs: Map<string, unknown> }) => ({
+      files: [...t.files].sort(([a], [b]) => (a < b ? -1 : 1)),
+      dirs: [...t.dirs].sort(([a], [b]) => (a < b ? -1 : 1)),
+    });
+    expect(sorted(await readTree(store.objects, second, full1))).toEqual(sorted(full2));
+    expect(sorted(await readTree(store.objects, first, full2))).toEqual(sorted(full1));
+    expect(sorted(await readTree(store.objects, second, full2))).toEqual(sorted(full2));
+    // Restoring the first snapshot (its tree read next to the second's) brings every file back.
+    await ws.restore(one.id);
+    expect((await ws.diff(one.id, "working")).changes).toEqual([]);
   });
 });

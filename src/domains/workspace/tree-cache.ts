@@ -76,6 +76,15 @@ export function writeTreeCache(path: string, root: Hash, tree: Tree): void {
 
 /** The cached tree if the file holds the tree of `root` and is intact; undefined otherwise. */
 export function readTreeCache(path: string, root: Hash): Tree | undefined {
+  return readCached(path, root)?.tree;
+}
+
+/** Whatever tree the file holds, with its root, if it is intact: a base for reading another tree (`readTree`). */
+export function readAnyTreeCache(path: string): { root: Hash; tree: Tree } | undefined {
+  return readCached(path, undefined);
+}
+
+function readCached(path: string, root: Hash | undefined): { root: Hash; tree: Tree } | undefined {
   let buf: Buffer;
   try {
     buf = readFileSync(path);
@@ -85,7 +94,8 @@ export function readTreeCache(path: string, root: Hash): Tree | undefined {
   }
   if (buf.length < HEADER + 32 || buf.readUInt32LE(0) !== MAGIC) return undefined;
   // The root first: a cache of another tree is not worth checking.
-  if (buf.toString("hex", HEADER, HEADER + 32) !== root) return undefined;
+  const held = buf.toString("hex", HEADER, HEADER + 32);
+  if (root !== undefined && held !== root) return undefined;
   const nDirs = buf.readUInt32LE(4);
   const nFiles = buf.readUInt32LE(8);
   const textBytes = buf.readUInt32LE(12);
@@ -117,5 +127,5 @@ export function readTreeCache(path: string, root: Hash): Tree | undefined {
     files.set(strings[nDirs + i] as string, type === "l" ? { type, mode, size, hash: h, target: strings[target++] as string } : { type, mode, size, hash: h });
   }
   if (dirs.size !== nDirs || files.size !== nFiles || !dirs.has("")) return undefined;
-  return { files, dirs };
+  return { root: held, tree: { files, dirs } };
 }

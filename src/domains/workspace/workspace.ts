@@ -21,7 +21,7 @@ import { walkOrder } from "./walk.js";
 import type { SecretFilesOption } from "./secret-files.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
 import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativePaths, type FileChange } from "./tree-compare.js";
-import { readTreeCache, writeTreeCache } from "./tree-cache.js";
+import { readAnyTreeCache, writeTreeCache } from "./tree-cache.js";
 
 import { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
 export { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
@@ -87,10 +87,16 @@ export class Workspace {
     return join(this.#forgeDir, "tree-cache.bin");
   }
 
-  /** The tree a files root holds: from the local copy of the last snapshot's tree when it is that one, else from the store. */
+  /**
+   * The tree a files root holds: from the local copy of the last snapshot's tree when it is
+   * that one, else from the store — reading only the folders that differ from the last
+   * snapshot's (a restore of a few files in 10,000 reads a few folders, not ~500).
+   */
   async #readTree(root: Hash): Promise<{ tree: Tree; cached: boolean }> {
-    const cached = readTreeCache(this.#treeCachePath, root);
-    return cached ? { tree: cached, cached: true } : { tree: await readTree(this.#objects, root), cached: false };
+    if (this.#lastCommit?.root === root) return { tree: this.#lastCommit.tree, cached: true };
+    const any = readAnyTreeCache(this.#treeCachePath);
+    if (any?.root === root) return { tree: any.tree, cached: true };
+    return { tree: await readTree(this.#objects, root, any?.tree ?? this.#lastCommit?.tree), cached: false };
   }
 
   /** The current tree, hashed (see Scanner.scan); the objects of files read anew written to the store when `store` is true. */
