@@ -267,14 +267,17 @@ describe("round trip", () => {
     };
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 16 }), fc.array(op, { minLength: 1, maxLength: 16 }), async (before, changes) => {
-        const { root, ws, store } = await workspaceBench();
+        const { root, ws, store, open } = await workspaceBench();
         try {
           for (const o of before) apply(root, o);
           const original = walkTree(root);
           const snap = await ws.snapshot("original");
           for (const o of changes) apply(root, o);
-          await ws.restore(snap.snapshot.id);
+          const report = await ws.restore(snap.snapshot.id);
           expect(walkTree(root)).toEqual(original);
+          // What the restore recorded (walking again only what it changed) is what a full walk finds.
+          expect(report.restored?.filesRoot).toBe(snap.snapshot.filesRoot);
+          expect((await (await open()).status()).changes).toEqual([]);
         } finally {
           await store.close();
         }

@@ -221,10 +221,13 @@ export interface ApplyInput extends PlanInput {
  * lacks (if left empty), then folder modes, deepest first. Returns what was written and
  * what had to be left alone.
  */
-export async function applyRestore(input: ApplyInput): Promise<{ written: string[]; skipped: { path: string; why: string }[] }> {
+export async function applyRestore(input: ApplyInput): Promise<{ written: string[]; skipped: { path: string; why: string }[]; touched: string[] }> {
   const { target, current, filter, plan } = input;
   const fs = new ContainedFs(input.root);
   const skipped: { path: string; why: string }[] = [];
+  // Every path this changes on disk (files written or removed, folders made, removed or
+  // given another mode): the hint of the walk that records the result (Scanner.scan).
+  const touched: string[] = [...plan.deletes];
   const unreadableThen = [...target.files].filter(([, f]) => f.type === "u").map(([p]) => p);
   const underUnreadable = (p: string) => unreadableThen.some((u) => p === u || p.startsWith(`${u}/`));
   for (const path of plan.deletes) fs.unlink(path);
@@ -236,12 +239,14 @@ export async function applyRestore(input: ApplyInput): Promise<{ written: string
     const st = fs.lstat(dir);
     if (st !== undefined && !st.isDirectory()) fs.unlink(dir); // a file or link where the snapshot has a folder
     fs.mkdirs(dir);
+    touched.push(dir);
   }
   const written: string[] = [];
   for (const [path, f] of plan.writes) {
     const why = await writeOne(fs, path, f, current.dirs, input.read);
     if (why === null) written.push(path);
     else skipped.push({ path, why });
+    touched.push(path);
   }
   // Folders the target does not have, left empty by the deletions, go too — except those
   // under a path where the target has a file or symlink: that folder was either removed
@@ -251,13 +256,16 @@ export async function applyRestore(input: ApplyInput): Promise<{ written: string
     return false;
   };
   const gone = [...current.dirs.keys()].filter((d) => d !== "" && filter(d) && !target.dirs.has(d) && !target.files.has(d) && !underTargetFile(d));
-  for (const dir of gone.sort((a, b) => b.length - a.length)) fs.rmdir(dir);
+  for (const dir of gone.sort((a, b) => b.length - a.length)) if (fs.rmdir(dir)) touched.push(dir);
   // Folder modes last, deepest first: a folder made read-only must not stop writes below it.
+  // A folder the walk saw with the snapshot's mode already keeps it.
   for (const dir of dirs.sort((a, b) => b.length - a.length)) {
     const mode = target.dirs.get(dir)?.mode;
-    if (mode !== undefined && !fs.chmodDir(dir, mode)) skipped.push({ path: dir, why: "no longer a folder when its mode was set: left alone" });
+    if (mode === undefined || current.dirs.get(dir)?.mode === mode) continue;
+    if (!fs.chmodDir(dir, mode)) skipped.push({ path: dir, why: "no longer a folder when its mode was set: left alone" });
+    touched.push(dir);
   }
-  return { written, skipped };
+  return { written, skipped, touched };
 }
 
 /**

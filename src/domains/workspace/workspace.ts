@@ -438,8 +438,10 @@ export class Workspace {
             )) as SnapshotResult
           ).snapshot
         : null;
-    // The files change under this object now: no walk limited to a hint until it has walked them all again.
-    this.#scanner.forgetLastWalk();
+    // The files change under this object now. A partial restore records nothing after: no
+    // walk limited to a hint until everything was walked again. A whole one records its
+    // result at once, walking again only the folders it changed (the walk above is the base).
+    if (partial) this.#scanner.forgetLastWalk();
     const applied = await applyRestore({ ...input, plan, read: (hash) => readFileObject(this.#objects, hash) });
     const skipped = [...plan.skipped, ...applied.skipped];
     if (partial) {
@@ -457,7 +459,8 @@ export class Workspace {
       };
     }
     // The restore is the agent's own change: its snapshot has no unknown changes.
-    const restored = (await this.snapshot(`restored ${label}`, { trusted: true, tags: ["restore"] })).snapshot;
+    const restored = ((await this.#snapshotLoop(`restored ${label}`, { trusted: true, tags: ["restore"], changed: applied.touched }, false)) as SnapshotResult)
+      .snapshot;
     return { ...report, safety, restored, written: applied.written, skipped, undo: safety && { snapshot: safety, paths: [], created: [] } };
   }
 
