@@ -227,7 +227,13 @@ export class Workspace {
     if (unknown.length > 0 && strategy === "auto-integrate" && base !== null) {
       // The known state with only the outside changes applied: who changed what, in order.
       const outside = applyPaths(base.tree, tree, unknown);
-      external = await this.#commit(outside, new Map(), "external changes (made outside the agent)", ["external"], { external: true, unknown, epoch, base });
+      external = await this.#commit(outside, new Map(), "external changes (made outside the agent)", ["external"], {
+        external: true,
+        unknown,
+        epoch,
+        base,
+        followed: true,
+      });
     }
     const snapshot = await this.#commit(tree, unreadable, message, options.tags ?? [], {
       built,
@@ -239,6 +245,8 @@ export class Workspace {
       changes,
       base,
       ...(options.into && { into: options.into }),
+      // A whole restore's safety snapshot: the restored one follows at once.
+      followed: options.safety === true && !options.into,
     });
     if (!options.into) this.#journal.clear();
     await this.#applyRetention(options.into ?? this.session);
@@ -275,6 +283,12 @@ export class Workspace {
       into?: Session;
       /** Secret files the walk left out. */
       secretFiles?: readonly string[];
+      /**
+       * Another commit on this timeline follows at once (the snapshot after one of external
+       * changes; a restore after its safety snapshot): the tree cache is left to that one.
+       * Were the process to die in between, the cache names an older root and is not used.
+       */
+      followed?: boolean;
     },
   ): Promise<Checkpoint> {
     const { root, objects } = extra.built ?? buildTree(tree, extra.base?.tree ?? null);
@@ -313,7 +327,7 @@ export class Workspace {
     if (extra.into) return checkpoint; // not HEAD: the next status and snapshot compare against HEAD's tree
     // The next status and snapshot compare against this tree: keep it beside the store
     // (unless the copy there is of this very tree already).
-    if (!(extra.base?.cached && extra.base.checkpoint.filesRoot === root)) writeTreeCache(this.#treeCachePath, root, tree);
+    if (!extra.followed && !(extra.base?.cached && extra.base.checkpoint.filesRoot === root)) writeTreeCache(this.#treeCachePath, root, tree);
     this.#lastCommit = { root, tree };
     return checkpoint;
   }
