@@ -146,11 +146,14 @@ function changedDirs(tree: Tree, base: Tree): Set<string> {
       dirty.add(p);
     }
   };
+  let met = 0;
   for (const [path, f] of tree.files) {
     const b = base.files.get(path);
+    if (b) met++;
     if (!b || b.type !== f.type || b.hash !== f.hash || b.mode !== f.mode || b.size !== f.size || (b.target ?? "") !== (f.target ?? "")) above(path);
   }
-  for (const path of base.files.keys()) if (!tree.files.has(path)) above(path);
+  // Every file of `base` met above: none is gone, and no pass is needed to find one.
+  if (met !== base.files.size) for (const path of base.files.keys()) if (!tree.files.has(path)) above(path);
   for (const [dir, d] of tree.dirs) {
     const b = base.dirs.get(dir);
     if (!b || b.hash === undefined) {
