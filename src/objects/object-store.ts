@@ -119,18 +119,15 @@ export class ObjectStore {
   /**
    * Stores objects packed elsewhere (the worker that reads and packs a big snapshot's files)
    * that the store lacks. The worker checked each against the node limits as it packed it;
-   * reading one back re-hashes it, as for any object.
+   * reading one back re-hashes it, as for any object. No query first: they are packed
+   * already, and `putObjects` writes only those missing (returning their bytes).
    */
-  async putPacked(objects: readonly StoredObject[]): Promise<{ newBytes: number; newObjects: number }> {
+  async putPacked(objects: readonly StoredObject[]): Promise<{ newBytes: number }> {
     const wanted = objects.filter((o) => !this.#known.has(o.hash));
-    if (wanted.length === 0) return { newBytes: 0, newObjects: 0 };
-    const present = new Set<Hash>();
-    for (let i = 0; i < wanted.length; i += BATCH)
-      for (const h of await this.#backend.hasObjects(wanted.slice(i, i + BATCH).map((o) => o.hash))) present.add(h);
-    const missing = wanted.filter((o) => !present.has(o.hash));
-    const newBytes = missing.length > 0 ? await this.#backend.putObjects(missing) : 0;
+    if (wanted.length === 0) return { newBytes: 0 };
+    const newBytes = await this.#backend.putObjects(wanted);
     for (const o of wanted) this.#known.add(o.hash);
-    return { newBytes, newObjects: missing.length };
+    return { newBytes };
   }
 
   /** Which of `hashes` are stored (the known set first, then the backend in batches). */

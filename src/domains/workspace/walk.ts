@@ -318,7 +318,7 @@ async function hashShared(
   cache: StatCache,
   store: ObjectStore,
   onProgress?: (done: number, total: number) => void,
-): Promise<{ newBytes: number; newObjects: number }> {
+): Promise<{ newBytes: number }> {
   const chunks: Pending[][] = [];
   let chunk: Pending[] = [];
   let bytes = 0;
@@ -335,12 +335,9 @@ async function hashShared(
   let next = 0;
   let done = 0;
   let newBytes = 0;
-  let newObjects = 0;
   const total = scan.pending.length;
   const put = async (objects: { hash: Hash; data: Uint8Array }[]) => {
-    const w = await store.putPacked(objects);
-    newBytes += w.newBytes;
-    newObjects += w.newObjects;
+    newBytes += (await store.putPacked(objects)).newBytes;
   };
   const here = async (c: readonly Pending[]) => {
     const objects: { hash: Hash; data: Uint8Array }[] = [];
@@ -399,7 +396,7 @@ async function hashShared(
   };
   // Two requests in flight, so that the worker finds its next chunk queued when it finishes one.
   await Promise.all([worker(), worker(), main()]);
-  return { newBytes, newObjects };
+  return { newBytes };
 }
 
 /**
@@ -413,14 +410,13 @@ export async function hashPending(
   cache: StatCache,
   store: ObjectStore | undefined,
   onProgress?: (done: number, total: number) => void,
-): Promise<{ newBytes: number; newObjects: number }> {
+): Promise<{ newBytes: number }> {
   if (store && filesWorkerAvailable && scan.pending.length >= SHARED_MIN_FILES) {
     let bytes = 0;
     for (const p of scan.pending) bytes += p.st.size;
     if (bytes >= SHARED_MIN_BYTES) return hashShared(scan, root, cache, store, onProgress);
   }
   let newBytes = 0;
-  let newObjects = 0;
   let batch = new Map<Hash, Buffer>();
   let batchBytes = 0;
   // Batches are compressed (on the thread pool) and stored while the next one is read and
@@ -432,7 +428,6 @@ export async function hashPending(
       inFlight.push(
         store.putRaw(full, "fast").then((w) => {
           newBytes += w.newBytes;
-          newObjects += w.newObjects;
         }),
       );
       if (inFlight.length >= 2) await inFlight.shift();
@@ -468,7 +463,7 @@ export async function hashPending(
   }
   await flush();
   await Promise.all(inFlight);
-  return { newBytes, newObjects };
+  return { newBytes };
 }
 
 /**
