@@ -1,5 +1,10 @@
 // What the workspace's snapshots, status and restores report, and how a workspace is set up.
+import type { Hash } from "../../objects/hash.js";
+import type { Tree } from "../../objects/file-tree.js";
+import type { ProgressListener } from "../../core/progress.js";
+import type { Session } from "../../timeline/session.js";
 import type { Checkpoint } from "../../timeline/types.js";
+import type { Strategy } from "./names.js";
 import type { FileChange } from "./tree-compare.js";
 
 /** The summary a snapshot checkpoint holds as its state. */
@@ -86,4 +91,43 @@ export interface WorkspaceOptions {
    * all, or gitignore-style patterns. By default they are left out unless git tracks them.
    */
   readonly secretFiles?: boolean | readonly string[];
+}
+
+/** What a snapshot is asked to do (the public methods take part of it). */
+export interface SnapshotOptions {
+  readonly strategy?: Strategy;
+  readonly tags?: readonly string[];
+  readonly onProgress?: ProgressListener;
+  /** Taken before a restore: the files as they are, no unknown changes. */
+  readonly safety?: boolean;
+  /** The agent's own doing (a restore's result): no unknown changes. */
+  readonly trusted?: boolean;
+  /** Every path that may have changed since this object's last walk (`snapshotIfChanged`). */
+  readonly changed?: Iterable<string>;
+  /** The session to record it in when not this workspace's own: HEAD, the caches and the edit journal stay as they are. */
+  readonly into?: Session;
+}
+
+/** What `Workspace`'s commit of a tree is told besides the tree (internal). */
+export interface CommitExtra {
+  readonly external?: boolean;
+  readonly unknown?: readonly string[];
+  readonly safety?: boolean;
+  readonly epoch: number;
+  readonly newBytes?: number;
+  readonly changes?: readonly FileChange[];
+  /** The last snapshot: its directories are reused where nothing in them changed (its objects are stored: it is live). */
+  readonly base: { checkpoint: Checkpoint; tree: Tree; cached: boolean } | null;
+  /** `buildTree(tree, base.tree)`, when already made. */
+  readonly built?: { root: Hash; objects: Map<Hash, Buffer> };
+  /** Another session than this workspace's (a partial restore's safety snapshot). */
+  readonly into?: Session;
+  /** Secret files the walk left out. */
+  readonly secretFiles?: readonly string[];
+  /**
+   * Another commit on this timeline follows at once (the snapshot after one of external
+   * changes; a restore after its safety snapshot): the tree cache is left to that one.
+   * Were the process to die in between, the cache names an older root and is not used.
+   */
+  readonly followed?: boolean;
 }

@@ -27,22 +27,7 @@ import { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, ty
 export { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
 export { compareTrees, type FileChange } from "./tree-compare.js";
 export type { SnapshotState, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
-import type { SnapshotState, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
-
-/** What a snapshot is asked to do (the public methods take part of it). */
-interface SnapshotOptions {
-  readonly strategy?: Strategy;
-  readonly tags?: readonly string[];
-  readonly onProgress?: ProgressListener;
-  /** Taken before a restore: the files as they are, no unknown changes. */
-  readonly safety?: boolean;
-  /** The agent's own doing (a restore's result): no unknown changes. */
-  readonly trusted?: boolean;
-  /** Every path that may have changed since this object's last walk (`snapshotIfChanged`). */
-  readonly changed?: Iterable<string>;
-  /** The session to record it in when not this workspace's own: HEAD, the caches and the edit journal stay as they are. */
-  readonly into?: Session;
-}
+import type { CommitExtra, SnapshotOptions, SnapshotState, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
 
 export class Workspace {
   readonly root: string;
@@ -263,34 +248,7 @@ export class Workspace {
     };
   }
 
-  async #commit(
-    tree: Tree,
-    unreadable: Map<string, string>,
-    message: string,
-    tags: readonly string[],
-    extra: {
-      external?: boolean;
-      unknown?: readonly string[];
-      safety?: boolean;
-      epoch: number;
-      newBytes?: number;
-      changes?: readonly FileChange[];
-      /** The last snapshot: its directories are reused where nothing in them changed (its objects are stored: it is live). */
-      base: { checkpoint: Checkpoint; tree: Tree; cached: boolean } | null;
-      /** `buildTree(tree, base.tree)`, when already made. */
-      built?: { root: Hash; objects: Map<Hash, Buffer> };
-      /** Another session than this workspace's (a partial restore's safety snapshot). */
-      into?: Session;
-      /** Secret files the walk left out. */
-      secretFiles?: readonly string[];
-      /**
-       * Another commit on this timeline follows at once (the snapshot after one of external
-       * changes; a restore after its safety snapshot): the tree cache is left to that one.
-       * Were the process to die in between, the cache names an older root and is not used.
-       */
-      followed?: boolean;
-    },
-  ): Promise<Checkpoint> {
+  async #commit(tree: Tree, unreadable: Map<string, string>, message: string, tags: readonly string[], extra: CommitExtra): Promise<Checkpoint> {
     const { root, objects } = extra.built ?? buildTree(tree, extra.base?.tree ?? null);
     const dirs = await this.#objects.putRaw(objects);
     let bytes = 0;
