@@ -1,4 +1,11 @@
 // forge-reasoning: checkpoints and time travel for AI agents.
+//
+// A fresh process that imports this, opens a store and reads a state should load little
+// else: what only some calls need (compare, squash, restore, gc, fsck, bundles, search, the
+// encoder until the first write) is loaded by the call, here or in the class it belongs to.
+// Functions loaded that way keep their exported names and types.
+import type * as CompareModule from "./operations/checkpoint/compare.js";
+import type * as MilestonesModule from "./operations/milestone/milestones.js";
 export { openStore, Store, type OpenOptions, type SessionOptions } from "./timeline/store.js";
 export { Session } from "./timeline/session.js";
 export { MAIN_BRANCH } from "./timeline/types.js";
@@ -14,14 +21,8 @@ export type { ExportResult, ImportOptions, ImportReport } from "./timeline/bundl
 export { Redactor, RulesNotLoaded, type RedactionAllowList, type RedactionOptions } from "./core/redact/redactor.js";
 export type { SecretFinding, SecretScanReport } from "./timeline/secret-scan.js";
 export type { RedactOptions, RedactReport } from "./timeline/secret-redact.js";
-export {
-  SEARCH_KINDS,
-  type HitCheckpoint,
-  type SearchHit,
-  type SearchOptions,
-  type SearchOrder,
-  type SearchResult,
-} from "./timeline/search.js";
+export { SEARCH_KINDS } from "./timeline/search-kinds.js";
+export type { HitCheckpoint, SearchHit, SearchOptions, SearchOrder, SearchResult } from "./timeline/search.js";
 export type { IndexStats } from "./backends/search/search-index.js";
 export * from "./core/errors.js";
 export { InvalidTimeError, parseDuration, parseTime, type TimeInput } from "./core/time.js";
@@ -29,7 +30,7 @@ export { ManualClock, systemClock, type Clock } from "./core/clock.js";
 export type { Backend } from "./backends/backend.js";
 export { formatPath, type ValueChange, type ChangeKind } from "./objects/tree-diff.js";
 export type { PathKey } from "./objects/node.js";
-export { DEFAULT_TREE_PARAMS, type TreeParams } from "./objects/value-encoder.js";
+export { DEFAULT_TREE_PARAMS, type TreeParams } from "./objects/tree-params.js";
 
 // Reasoning sessions: the debugging state an agent builds, checkpointed.
 export { ReasoningSession, SIGNIFICANT_TIME_MS, type ReasoningOptions, type SaveResult } from "./domains/reasoning/reasoning-session.js";
@@ -55,8 +56,13 @@ export { TRIGGERS, type Trigger, type TriggerEvent } from "./domains/reasoning/p
 export { updatedConfidence } from "./domains/reasoning/hypotheses.js";
 
 // Milestones and checkpoint diffs as people read them: typed reasoning changes and file changes.
-export { compareCheckpoints, type CompareOptions, type CompareResult } from "./operations/checkpoint/compare.js";
-export { describeMilestone } from "./operations/milestone/milestones.js";
+export type { CompareOptions, CompareResult } from "./operations/checkpoint/compare.js";
+/** The change from checkpoint `from` to `to` (refs of `session`). */
+export const compareCheckpoints: typeof CompareModule.compareCheckpoints = async (...args) =>
+  (await import("./operations/checkpoint/compare.js")).compareCheckpoints(...args);
+/** A milestone, the checkpoints it spans and its combined change: the compare of its two ends. */
+export const describeMilestone: typeof MilestonesModule.describeMilestone = async (...args) =>
+  (await import("./operations/milestone/milestones.js")).describeMilestone(...args);
 export type { StateComparison } from "./domains/kinds.js";
 
 // Workflow runs (flowgraph ADR-015): per-run, per-node saves with history, and crash-safe resume.

@@ -109,6 +109,20 @@ export interface CheckpointQuery {
   readonly limit?: number;
 }
 
+/**
+ * A small keyed record an integration keeps beside a session's checkpoints (ForgeSaver's
+ * LangGraph pending writes): part of no state, deleted with its session. Optional: the SQL
+ * backends keep them (`listSideRecords` is defined); memory and file do not, and their
+ * callers keep such data in states instead.
+ */
+export interface SideRecord {
+  /** What the record belongs to inside the session; a scope's records are read together. */
+  readonly scope: string;
+  /** Unique within the scope. */
+  readonly key: string;
+  readonly value: Uint8Array;
+}
+
 /** Reads of the metadata. Outside a transaction each call sees the latest committed data. */
 export interface MetaReader {
   getSessionById(id: string): Promise<SessionRow | undefined>;
@@ -129,6 +143,8 @@ export interface MetaReader {
   listRoots(): Promise<string[]>;
   /** Bumped by each gc that deletes objects; writers compare it to know their cached object knowledge still holds. */
   getGcEpoch(): Promise<number>;
+  /** The session's side records (of one scope, or all), by scope then key; absent where the backend keeps none. */
+  listSideRecords?(sessionId: string, scope?: string): Promise<SideRecord[]>;
 }
 
 /** Metadata changes; all of one `transaction` call commit together or not at all. */
@@ -159,6 +175,12 @@ export interface MetaWriter extends MetaReader {
   deleteObjects(hashes: readonly string[], createdBefore: number): Promise<DeletedObjects>;
   /** The full-text index's writes, committed with the transaction. */
   readonly search: SearchIndexWriter;
+  /**
+   * Writes side records of a session (where `listSideRecords` exists): one with `replace`
+   * overwrites the record of its scope and key, any other leaves a stored one as it is.
+   * SESSION_NOT_FOUND when the session does not exist.
+   */
+  putSideRecords?(sessionId: string, records: readonly (SideRecord & { readonly replace?: boolean })[]): Promise<void>;
 }
 
 export interface Backend {

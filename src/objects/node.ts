@@ -80,7 +80,7 @@ export function parseNode(hash: Hash, raw: Buffer, trusted = false): TreeNode {
   if (!Array.isArray(header)) throw new CorruptObjectError(hash, "its header is not a list");
   switch (kind) {
     case J:
-      if (!trusted) for (const r of header) if (!isRef(r)) throw new CorruptObjectError(hash, "it has a malformed child reference");
+      if (!trusted) checkRefs(hash, header);
       return { kind: "j", refs: header as JsonRef[], body: raw.toString("utf8", nl + 1) };
     case A:
       if (!trusted) for (const e of header) if (!isEntry(e)) throw new CorruptObjectError(hash, "it has a malformed chunk entry");
@@ -94,6 +94,23 @@ export function parseNode(hash: Hash, raw: Buffer, trusted = false): TreeNode {
     default:
       throw new CorruptObjectError(hash, `unknown object kind ${JSON.stringify(String.fromCharCode(kind ?? 0))}`);
   }
+}
+
+/** A `j` node's child list from its header line's text (without the kind byte), checked. */
+export function checkedRefs(hash: Hash, header: string): JsonRef[] {
+  let refs: unknown;
+  try {
+    refs = JSON.parse(header);
+  } catch (e) {
+    throw new CorruptObjectError(hash, "its header is not JSON", e);
+  }
+  if (!Array.isArray(refs)) throw new CorruptObjectError(hash, "its header is not a list");
+  checkRefs(hash, refs);
+  return refs as JsonRef[];
+}
+
+function checkRefs(hash: Hash, refs: readonly unknown[]): void {
+  for (const r of refs) if (!isRef(r)) throw new CorruptObjectError(hash, "it has a malformed child reference");
 }
 
 /** The hashes a node points at. */

@@ -4,12 +4,29 @@ import { CorruptObjectError, ForgeError, MissingObjectError } from "../core/erro
 import { Redactor, RulesNotLoaded } from "../core/redact/redactor.js";
 import type { Backend, StoredObject } from "../backends/backend.js";
 import { pack, unpack, type Effort } from "./codec.js";
-import { packMany } from "./compress-pool.js";
 import type { Hash } from "./hash.js";
-import { nodeLimitProblem, stateTooBig } from "./limits.js";
 import { setOwn } from "../core/own.js";
 import { childHashes, parseNode, placeChildren, type TreeNode } from "./node.js";
-import { DEFAULT_TREE_PARAMS, encodeTree, type TreeMemo, type TreeParams, type UnchangedHint } from "./value-encoder.js";
+import { readNodes, sharedTextOf } from "./batch-read.js";
+import { DEFAULT_TREE_PARAMS, type TreeParams } from "./tree-params.js";
+import type { TreeMemo, UnchangedHint } from "./value-encoder.js";
+
+// What only writing needs — the encoder, the limits, the compression thread — is loaded by the
+// first write: a process that only reads (a restore, a hook's status) never loads it.
+interface WriteSupport {
+  readonly encoder: typeof import("./value-encoder.js");
+  readonly limits: typeof import("./limits.js");
+  readonly pool: typeof import("./compress-pool.js");
+}
+let loadingWriters: Promise<WriteSupport> | undefined;
+/** Set once loaded: from then on a write encodes at once, as when these were static imports. */
+let writers: WriteSupport | undefined;
+function loadWriters(): Promise<WriteSupport> {
+  loadingWriters ??= Promise.all([import("./value-encoder.js"), import("./limits.js"), import("./compress-pool.js")]).then(
+    ([encoder, limits, pool]) => (writers = { encoder, limits, pool }),
+  );
+  return loadingWriters;
+}
 
 export interface WrittenTree {
   readonly root: Hash;
@@ -54,6 +71,9 @@ export class ObjectStore {
    * another cost only what changed.
    */
   async writeValue(value: unknown, stream = "", hint?: UnchangedHint, redactor: Redactor = this.redactor): Promise<WrittenTree> {
+    const { encoder, limits } = writers ?? (await loadWriters());
+    const { encodeTree } = encoder;
+    const { nodeLimitProblem, stateTooBig } = limits;
     const encode = () => encodeTree(value, this.#known, this.#memos.get(stream), this.#params, hint, redactor);
     let tree: ReturnType<typeof encodeTree>;
     try {
@@ -99,6 +119,9 @@ export class ObjectStore {
     const present = new Set<Hash>();
     for (let i = 0; i < wanted.length; i += BATCH) for (const h of await this.#backend.hasObjects(wanted.slice(i, i + BATCH))) present.add(h);
     const missing = wanted.filter((h) => !present.has(h));
+    const { limits, pool } = writers ?? (await loadWriters());
+    const { nodeLimitProblem } = limits;
+    const { packMany } = pool;
     for (const hash of missing) {
       const raw = objects.get(hash) as Buffer;
       const problem = nodeLimitProblem(raw);
@@ -167,10 +190,16 @@ export class ObjectStore {
     for (let i = 0; i < wanted.length; i += BATCH) {
       const batch = wanted.slice(i, i + BATCH);
       const got = await this.#backend.getObjects(batch);
-      for (const h of batch) {
-        const stored = got.get(h);
-        if (!stored) throw new MissingObjectError(h);
-        const node = parseNode(h, unpack(h, stored));
+      const stored = batch.map((h) => {
+        const s = got.get(h);
+        if (!s) throw new MissingObjectError(h);
+        return s;
+      });
+      // Inflated, verified and decoded as one batch (batch-read.ts).
+      const nodes = readNodes(batch, stored);
+      for (let k = 0; k < batch.length; k++) {
+        const h = batch[k] as Hash;
+        const node = nodes[k] as TreeNode;
         this.#nodes.set(h, node);
         this.#known.add(h);
         out.set(h, node);
@@ -265,27 +294,47 @@ class NodeCache {
   set(hash: Hash, node: TreeNode): void {
     if (this.#map.has(hash)) return;
     this.#map.set(hash, node);
-    this.#size += sizeOf(node);
+    this.#size += this.#cost(node, 1);
     while (this.#size > this.#budget) {
       const oldest = this.#map.keys().next();
       if (oldest.done) break;
       const old = this.#map.get(oldest.value) as TreeNode;
       this.#map.delete(oldest.value);
-      this.#size -= sizeOf(old);
+      this.#size -= this.#cost(old, -1);
     }
+  }
+
+  /**
+   * What keeping `node` costs (`delta` 1: it comes in; -1: it goes). A node whose body is a
+   * slice of a text shared with other nodes of its batch keeps all of that text alive: the
+   * text is counted once, with the first of its nodes kept, and freed with the last.
+   */
+  #cost(node: TreeNode, delta: 1 | -1): number {
+    const shared = sharedTextOf(node);
+    if (shared === undefined) return sizeOf(node);
+    const before = shared.users;
+    shared.users += delta;
+    const held = 80 * (node.kind === "j" ? node.refs.length + 1 : 1);
+    return held + ((delta === 1 && before === 0) || (delta === -1 && shared.users === 0) ? shared.size : 0);
   }
 }
 
 /**
- * A node's body as a new value: parsed once, the parse kept on the node, and every value
- * handed out a clone of it — cloning plain JSON is several times faster than parsing it.
- * (Handing out the first parse itself saves one clone for a one-off read, but a process
- * that reads a node twice — open a session, then restore — then parses twice.)
+ * A node's body as a new value. The first time, the parse itself is handed out: a one-off
+ * read (a CLI call, a hook, a restore after a crash) parses each node once and copies
+ * nothing. A node read again is parsed once more and that parse kept, and from then on every
+ * value handed out is a clone of it — cloning plain JSON is several times faster than
+ * parsing it, so a long-lived process pays one extra parse per node, not one per read.
  */
 const templates = new WeakMap<TreeNode, unknown>();
+const handedOut = new WeakSet<TreeNode>();
 function freshBody(node: TreeNode & { kind: "j" }): unknown {
   let t = templates.get(node);
   if (t === undefined) {
+    if (!handedOut.has(node)) {
+      handedOut.add(node);
+      return JSON.parse(node.body) as unknown;
+    }
     t = JSON.parse(node.body) as unknown;
     templates.set(node, t);
   }

@@ -18,12 +18,13 @@ import { bestMatch, linesOf, snippet } from "./search-snippet.js";
 import { earlier, SpanReader, spansOf, type Span } from "./search-spans.js";
 import { fileText, stringsOf } from "./search-text.js";
 import type { StoreContext } from "./store-context.js";
+import { SEARCH_KINDS } from "./search-kinds.js";
 
 /** How results are ordered: best match first, earliest appearance first, or latest presence first. */
 export type SearchOrder = "relevance" | "first" | "last";
 
 /** The kinds a hit can have besides a session's own kind. */
-export const SEARCH_KINDS = ["reasoning", "conversation", "files", "runs", "messages", "langgraph", "generic", "workspace"] as const;
+export { SEARCH_KINDS };
 
 /** What to search and how to order the hits (`Store.search`). */
 export interface SearchOptions {

@@ -6,7 +6,6 @@ import { CheckpointNotFoundError, ForgeError, InvalidArgumentError } from "../co
 import { checkName, newId } from "../core/ids.js";
 import { parseTime, type TimeInput } from "../core/time.js";
 import type { CheckpointRow, MetaReader, MetaWriter, SessionRow } from "../backends/backend.js";
-import { compareCheckpoints } from "./compare.js";
 import {
   createMilestone,
   deleteMilestone,
@@ -18,7 +17,7 @@ import {
   type MilestoneSpan,
 } from "./milestones.js";
 import { headId, resolveRef } from "./refs.js";
-import { squashRange, type SquashOptions, type SquashReport } from "./squash.js";
+import type { SquashOptions, SquashReport } from "./squash.js";
 import type { WrittenTree } from "../objects/object-store.js";
 import type { UnchangedHint } from "../objects/value-encoder.js";
 import {
@@ -31,10 +30,10 @@ import {
   versionAfter,
   workPatch,
 } from "./history-edits.js";
-import { planRestore, restoreTo, type RestorePlan } from "./restore.js";
+import type { RestorePlan } from "./restore.js";
 import type { SessionScope } from "./session-scope.js";
 import { writeUnderEpoch } from "./epoch-write.js";
-import { indexAfterCommit } from "./search-indexer.js";
+import { keepsSideRecords, listSideRecords, putSideRecords, type SideRecordValue } from "./side-records.js";
 import type { StoreContext } from "./store-context.js";
 import {
   toCheckpoint,
@@ -55,6 +54,11 @@ import {
   type SetWorkingResult,
   type Timeline,
 } from "./types.js";
+
+// Loaded at first use, not with the session: compare, squash, restore and the search index
+// (after a checkpoint) are not what a process that only reads a state needs.
+const indexAfterCommit: typeof import("./search-indexer.js")["indexAfterCommit"] = async (ctx, row) =>
+  (await import("./search-indexer.js")).indexAfterCommit(ctx, row);
 
 export class Session {
   readonly #ctx: StoreContext;
@@ -89,7 +93,7 @@ export class Session {
   async checkpoint(state: unknown, options: CheckpointOptions = {}): Promise<Checkpoint> {
     const checked = checkCheckpointOptions(options);
     const row = await this.#write(state, async (tx, session, tree) => this.#append(tx, session, tree, checked));
-    await indexAfterCommit(this.#ctx, row);
+    if (options.searchIndex !== "later") await indexAfterCommit(this.#ctx, row);
     return this.#info(row);
   }
 
@@ -210,6 +214,7 @@ export class Session {
    * was made); the working state and that checkpoint then commit together.
    */
   async setWorking(state: unknown, options: SetWorkingOptions = {}): Promise<SetWorkingResult> {
+    let indexNow = true;
     const result = await this.#write(
       state,
       async (tx, session, tree) => {
@@ -232,14 +237,17 @@ export class Session {
             lastCheckpointAt: headCheckpoint?.createdAt ?? null,
             nextSeq: session.nextSeq,
           });
-          if (wanted) checkpoint = this.#info(await this.#append(tx, session, tree, checkCheckpointOptions(wanted)));
+          if (wanted) {
+            indexNow = wanted.searchIndex !== "later";
+            checkpoint = this.#info(await this.#append(tx, session, tree, checkCheckpointOptions(wanted)));
+          }
         }
         if (checkpoint === null && changed) await tx.updateSession(this.id, workPatch(session, tree.root));
         return { version: changed ? session.workVersion + 1 : session.workVersion, root: tree.root, changed, checkpoint };
       },
       options.unchanged,
     );
-    if (result.checkpoint) await indexAfterCommit(this.#ctx, result.checkpoint);
+    if (result.checkpoint && indexNow) await indexAfterCommit(this.#ctx, result.checkpoint);
     return result;
   }
 
@@ -299,7 +307,8 @@ export class Session {
    * What `restore(ref, options)` would do, without doing it: where HEAD would go and which
    * checkpoints a linear restore would delete (for a confirmation that says so).
    */
-  restorePlan(ref: string, options: RestoreOptions = {}): Promise<RestorePlan> {
+  async restorePlan(ref: string, options: RestoreOptions = {}): Promise<RestorePlan> {
+    const { planRestore } = await import("./restore.js");
     return planRestore(this.#scope(), ref, options);
   }
 
@@ -308,7 +317,8 @@ export class Session {
    * HEAD moves, and the next checkpoint forks a new branch while the old future stays on
    * its own. With `discardFuture` (the linear model) later checkpoints on the branch go.
    */
-  restore(ref: string, options: RestoreOptions = {}): Promise<RestoreResult> {
+  async restore(ref: string, options: RestoreOptions = {}): Promise<RestoreResult> {
+    const { restoreTo } = await import("./restore.js");
     return restoreTo(this.#scope(), ref, options);
   }
 
@@ -404,6 +414,7 @@ export class Session {
   async compare(a: string, b: string): Promise<Comparison> {
     const from = this.#info(await this.#resolve(a));
     const to = this.#info(await this.#resolve(b));
+    const { compareCheckpoints } = await import("./compare.js");
     return compareCheckpoints(this.#ctx.objects, from, to);
   }
 
@@ -467,6 +478,27 @@ export class Session {
     return deleteMilestone(this.#scope(), name);
   }
 
+  /** Whether the store keeps side records (SQLite and PostgreSQL stores do; memory and file do not). */
+  get keepsSideRecords(): boolean {
+    return keepsSideRecords(this.#ctx);
+  }
+
+  /**
+   * Writes side records — small JSON values kept beside the checkpoints, part of no state,
+   * deleted with the session (backend.ts: SideRecord) — in one transaction, each redacted as
+   * a state is. One with `replace` overwrites the record of its scope and key; any other
+   * leaves a stored one as it is. SESSION_NOT_FOUND if the session is gone; UNSUPPORTED where
+   * the store keeps none.
+   */
+  putSideRecords(records: readonly (SideRecordValue & { readonly replace?: boolean })[]): Promise<void> {
+    return putSideRecords(this.#ctx, this.id, records);
+  }
+
+  /** The session's side records, of one scope or all, by scope then key. */
+  sideRecords(scope?: string): Promise<SideRecordValue[]> {
+    return listSideRecords(this.#ctx, this.id, scope);
+  }
+
   /** What the functions that work on this session from outside the class reach of it. */
   #scope(): SessionScope {
     return {
@@ -488,6 +520,7 @@ export class Session {
    * `force`. The replaced checkpoints' objects become garbage for gc where nothing else uses them.
    */
   async squash(from: string, to: string, options: SquashOptions = {}): Promise<SquashReport> {
+    const { squashRange } = await import("./squash.js");
     return this.#ctx.backend.transaction(async (tx) =>
       squashRange(tx, await this.#row(tx), await this.#resolveOwn(from, tx), await this.#resolveOwn(to, tx), options, this.#ctx.clock.now()),
     );

@@ -10,11 +10,11 @@ import { openBackend } from "../backends/open-backend.js";
 import { ObjectStore } from "../objects/object-store.js";
 import type { TreeParams } from "../objects/value-encoder.js";
 import type { ExportResult, ImportOptions, ImportReport } from "./bundle.js";
-import { checkStore, type FsckOptions, type FsckReport } from "./fsck.js";
+import type { FsckOptions, FsckReport } from "./fsck.js";
 import type { ImportedHistory } from "./history-import.js";
 import type { SecretScanReport } from "./secret-scan.js";
 import type { RedactOptions, RedactReport } from "./secret-redact.js";
-import { collectGarbage, type GcOptions, type GcReport } from "./gc.js";
+import type { GcOptions, GcReport } from "./gc.js";
 import { resolveRef } from "./refs.js";
 import type { SearchOptions, SearchResult } from "./search.js";
 import type { IndexStats } from "../backends/search/search-index.js";
@@ -22,6 +22,7 @@ import type { ProgressListener } from "../core/progress.js";
 import { Session } from "./session.js";
 import type { StoreContext } from "./store-context.js";
 import { registerBackend } from "./store-internals.js";
+import { keepsSideRecords } from "./side-records.js";
 import { MAIN_BRANCH, toSessionInfo, type SessionInfo } from "./types.js";
 
 export interface OpenOptions {
@@ -101,6 +102,11 @@ export class Store {
   /** The object layer, for domains that store trees of their own (workspace files). */
   get objects(): ObjectStore {
     return this.#ctx.objects;
+  }
+
+  /** Whether the store keeps side records beside its sessions (Session.putSideRecords): SQLite and PostgreSQL do; memory and file do not. */
+  get keepsSideRecords(): boolean {
+    return keepsSideRecords(this.#ctx);
   }
 
   /**
@@ -221,8 +227,10 @@ export class Store {
   }
 
   /** Removes objects no checkpoint uses (older than a grace period, so writers in flight are safe). */
-  gc(options?: GcOptions): Promise<GcReport> {
-    return collectGarbage(this.#open(), options);
+  async gc(options?: GcOptions): Promise<GcReport> {
+    const ctx = this.#open();
+    const { collectGarbage } = await import("./gc.js");
+    return collectGarbage(ctx, options);
   }
 
   /**
@@ -274,8 +282,10 @@ export class Store {
   }
 
   /** Re-hashes every object and checks every reference. */
-  fsck(options?: FsckOptions): Promise<FsckReport> {
-    return checkStore(this.#open(), options);
+  async fsck(options?: FsckOptions): Promise<FsckReport> {
+    const ctx = this.#open();
+    const { checkStore } = await import("./fsck.js");
+    return checkStore(ctx, options);
   }
 
   /** A bundle of whole sessions, or of single checkpoints named by ref in `session`. */

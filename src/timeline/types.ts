@@ -22,6 +22,12 @@ export interface CheckpointOptions {
    * at (a files tree): if a gc has run since, the checkpoint is refused with CONFLICT.
    */
   readonly gcEpoch?: number;
+  /**
+   * When the search index takes the checkpoint in: "now" (the default), right after it
+   * commits, when that is cheap; "later", by the next search — it stays pending, as one over
+   * the write budget does. For writers on a hot path (ForgeSaver's puts).
+   */
+  readonly searchIndex?: "now" | "later";
 }
 
 export interface Checkpoint {

@@ -206,6 +206,35 @@ export function runBackendContract(name: string, makeStore: MakeStore): void {
         await rejectsWith(store.getSession("doomed"), "SESSION_NOT_FOUND");
       });
 
+      it("a session's count follows checkpoints, deletes, a linear restore, squash, prune, imports and a deleted session", async () => {
+        const store = await open();
+        const session = await store.session("counted");
+        const counted = async () => {
+          const n = await session.count();
+          expect(n).toBe((await session.list()).length);
+          expect((await store.listSessions()).find((s) => s.name === "counted")?.checkpoints).toBe(n);
+          return n;
+        };
+        expect(await counted()).toBe(0);
+        await linear(session, 8);
+        expect(await counted()).toBe(8);
+        await session.deleteCheckpoints(["#2", "#3"]);
+        expect(await counted()).toBe(6);
+        await session.restore("#6", { discardFuture: true });
+        expect(await counted()).toBe(4);
+        await session.squash("#4", "#6");
+        expect(await counted()).toBe(2);
+        await linear(session, 3);
+        await session.prune({ keepLast: 2 });
+        expect(await counted()).toBe(2);
+        const bundle = await store.export({ session: "counted" });
+        await store.import(bundle.bytes, { as: "copy" });
+        expect(await (await store.getSession("copy")).count()).toBe(2);
+        await store.deleteSession("counted");
+        expect(await backendOf(store).meta.countCheckpoints(session.id)).toBe(0);
+        expect(await backendOf(store).meta.countCheckpoints()).toBe(2);
+      });
+
       it("a second session's seqs start at 1", async () => {
         const store = await open();
         await linear(await store.session("first"), 3);
@@ -625,6 +654,90 @@ export function runBackendContract(name: string, makeStore: MakeStore): void {
       it("at a time before the first checkpoint is undefined", async () => {
         const { session } = await timedSession();
         expect(await session.at(new Date(T0 - 1))).toBeUndefined();
+      });
+
+      it("of checkpoints made in the same millisecond, at(t) is the one with the highest seq", async () => {
+        const { clock, store } = withClock(await open());
+        const session = await store.session("burst");
+        await linear(session, 3);
+        clock.advance(1);
+        const last = await session.checkpoint({ step: 4 });
+        clock.advance(1);
+        await session.checkpoint({ step: 5 });
+        expect((await session.at(new Date(T0)))?.seq).toBe(3);
+        expect((await session.at(new Date(T0 + 1)))?.id).toBe(last.id);
+        expect(seqsOf(await session.list({ until: new Date(T0 + 1), order: "desc", limit: 2 }))).toEqual([4, 3]);
+      });
+
+      it("when a clock went back, at(t) is still the highest-seq checkpoint made at or before t", async () => {
+        const { clock, store } = withClock(await open());
+        const session = await store.session("skewed");
+        const one = await session.checkpoint({ n: 1 }); // T0
+        clock.advance(60 * 60_000);
+        await session.checkpoint({ n: 2 }); // T0 + 60m
+        clock.set(T0 + 30 * 60_000);
+        const three = await session.checkpoint({ n: 3 }); // T0 + 30m: made after #2, stamped before it
+        clock.set(T0 + 3 * HOUR);
+        expect((await session.at(new Date(T0 + 10 * 60_000)))?.id).toBe(one.id);
+        expect((await session.at(new Date(T0 + 45 * 60_000)))?.id).toBe(three.id);
+        expect((await session.at(new Date(T0 + 90 * 60_000)))?.id).toBe(three.id);
+        expect(seqsOf(await session.list({ until: new Date(T0 + 45 * 60_000) }))).toEqual([1, 3]);
+        expect(seqsOf(await session.list({ until: new Date(T0 + 45 * 60_000), order: "desc", limit: 1 }))).toEqual([3]);
+        expect(seqsOf(await session.list({ since: new Date(T0 + 45 * 60_000), limit: 1 }))).toEqual([2]);
+      });
+
+      it("at(t) and time windows agree with reading every checkpoint, whether times go back or not", async () => {
+        for (const goesBack of [false, true]) {
+          const { clock, store } = withClock(await open());
+          const session = await store.session(goesBack ? "back" : "forward");
+          let seed = goesBack ? 7 : 3;
+          const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+          for (let i = 1; i <= 40; i++) {
+            // Steps of 0–2 minutes (ties included); with goesBack, now and then 5 minutes back.
+            clock.advance(goesBack && next() < 0.2 ? -5 * 60_000 : Math.floor(next() * 3) * 60_000);
+            await session.checkpoint({ i });
+          }
+          const all = await session.list();
+          const times = all.map((c) => c.createdAt.getTime());
+          for (let probe = Math.min(...times) - 60_000; probe <= Math.max(...times) + 60_000; probe += 30_000) {
+            const made = all.filter((c) => c.createdAt.getTime() <= probe);
+            expect((await session.at(new Date(probe)))?.seq, `at ${probe - T0}`).toBe(made.at(-1)?.seq);
+            expect(seqsOf(await session.list({ until: new Date(probe), order: "desc", limit: 3 }))).toEqual(seqsOf(made.slice(-3).reverse()));
+            const since = all.filter((c) => c.createdAt.getTime() >= probe);
+            expect(seqsOf(await session.list({ since: new Date(probe), limit: 3 }))).toEqual(seqsOf(since.slice(0, 3)));
+            expect(seqsOf(await session.list({ since: new Date(probe), until: new Date(probe + 5 * 60_000) }))).toEqual(
+              seqsOf(since.filter((c) => c.createdAt.getTime() <= probe + 5 * 60_000)),
+            );
+          }
+        }
+      });
+
+      it("an imported history whose times are out of seq order answers at(t) by seq", async () => {
+        const store = await open();
+        const times = [0, 50, 20, 40, 10].map((m) => T0 + m * 60_000);
+        const session = await store.importHistory({
+          name: "imported",
+          kind: "generic",
+          checkpoints: times.map((t, i) => ({
+            key: `k${i + 1}`,
+            seq: i + 1,
+            parent: i === 0 ? null : `k${i}`,
+            branch: "main",
+            createdAt: t,
+            message: "",
+            tags: [],
+            trigger: "manual",
+            metadata: {},
+            state: { i: i + 1 },
+          })),
+          branches: [{ name: "main", checkpoint: "k5" }],
+          head: { branch: "main" },
+        });
+        expect((await session.at(new Date(T0 + 15 * 60_000)))?.seq).toBe(5);
+        expect((await session.at(new Date(T0 + 45 * 60_000)))?.seq).toBe(5);
+        expect((await session.at(new Date(T0 + 5 * 60_000)))?.seq).toBe(1);
+        expect(seqsOf(await session.list({ until: new Date(T0 + 30 * 60_000), order: "desc", limit: 2 }))).toEqual([5, 3]);
+        expect(await session.count()).toBe(5);
       });
 
       it("at(an expression that is not a time) is INVALID_TIME quoting the input", async () => {

@@ -1,14 +1,32 @@
 // `file:DIR` — plain files, easy to inspect and sync: one file per object under
-// objects/xx/, metadata in meta.json. Every file is written to a temp name, fsynced and
-// renamed into place, so a crash leaves the old or the new file, never half of one.
-// Transactions hold a lock file, so several processes may share the directory.
+// objects/xx/, metadata in meta.json and meta.log. Every object and every meta.json is
+// written to a temp name, fsynced and renamed into place, so a crash leaves the old or the
+// new file, never half of one. Transactions hold a lock file, so several processes may share
+// the directory.
+//
+// The metadata's journal: a transaction appends one line to meta.log — the rows it changed,
+// their values now — instead of rewriting meta.json, so a commit costs what it changed, not
+// the store's history (meta.json of 100,000 checkpoints is ~45 MB). A transaction that
+// changes or deletes a row written before (a tag, a prune, a redaction) rewrites meta.json
+// instead, so no old content of a row stays on disk. Each line carries the id
+// of the meta.json it follows and a hash of itself: a line cut short by a crash fails its
+// hash and was never committed (the next writer cuts it off), and lines of an older meta.json
+// are skipped. When meta.log outgrows meta.json (and 256 KiB), the writer folds everything
+// into a new meta.json under a new id and empties meta.log — rewriting meta.json only after
+// as many bytes were appended, so commits stay O(change) on average. A store written before
+// the journal (meta.json version 1) is rewritten as version 2 by its first transaction; a
+// Forge that knows only version 1 then refuses it instead of missing meta.log's commits.
+import { createHash, randomBytes } from "node:crypto";
 import {
   closeSync,
   existsSync,
+  fstatSync,
   fsyncSync,
+  ftruncateSync,
   mkdirSync,
   openSync,
   readFileSync,
+  readSync,
   readdirSync,
   renameSync,
   statSync,
@@ -32,12 +50,14 @@ import type {
   SessionRow,
   StoredObject,
 } from "../backend.js";
-import { MetaModel, type MetaDoc } from "../meta-model.js";
+import { ChangeSet, MetaModel, type JournalRecord, type MetaDoc } from "../meta-model.js";
 import { noStoreAt } from "../no-store.js";
 import { MemoryTextIndex } from "../search/memory-index.js";
 import { FileLock } from "../../core/file-lock.js";
 
 const HASH = /^[0-9a-f]{64}$/;
+/** meta.log is folded into meta.json once it is bigger than this and than meta.json. */
+const COMPACT_MIN_BYTES = 256 * 1024;
 
 export class FileBackend implements Backend {
   readonly url: string;
@@ -47,10 +67,19 @@ export class FileBackend implements Backend {
   readonly #dir: string;
   readonly #objects: string;
   readonly #metaPath: string;
+  readonly #logPath: string;
   readonly #lock: FileLock;
   readonly #mutex = new Mutex();
   #model = new MetaModel();
+  /** meta.json as last read or written (inode, size, times); "" before there is one. */
   #signature = "";
+  /** The journal id of that meta.json; undefined for a version-1 document (no journal) or none. */
+  #journal: string | undefined;
+  #baseBytes = 0;
+  /** How much of meta.log the model holds: the end of the last whole line read. */
+  #logOffset = 0;
+  /** meta.log holds only lines of an older meta.json (a crash between a fold and emptying the log). */
+  #logStale = false;
   #tmpSeq = 0;
 
   private constructor(dir: string) {
@@ -58,6 +87,7 @@ export class FileBackend implements Backend {
     this.#dir = dir;
     this.#objects = join(dir, "objects");
     this.#metaPath = join(dir, "meta.json");
+    this.#logPath = join(dir, "meta.log");
     this.#lock = new FileLock(join(dir, "meta.lock"));
     this.meta = new RefreshingReader(() => {
       this.#refresh();
@@ -166,26 +196,74 @@ export class FileBackend implements Backend {
       try {
         this.#refresh();
         const undo: (() => void)[] = [];
-        // The index is in process: its changes are undone with the transaction's but do not make meta.json change.
+        // The index is in process: its changes are undone with the transaction's but are not journalled.
         const indexUndo: (() => void)[] = [];
+        const changes = new ChangeSet();
         let result: T;
         try {
-          result = await fn(this.#model.view(undo, async (hashes, before) => this.#delete(hashes, before), this.search.writer(indexUndo)));
+          result = await fn(this.#model.view(undo, async (hashes, before) => this.#delete(hashes, before), this.search.writer(indexUndo), changes));
         } catch (e) {
           for (let i = undo.length - 1; i >= 0; i--) (undo[i] as () => void)();
           for (let i = indexUndo.length - 1; i >= 0; i--) (indexUndo[i] as () => void)();
           throw e;
         }
-        if (undo.length > 0) {
-          this.#writeAtomic(this.#metaPath, JSON.stringify(this.#model.toDoc()));
-          fsyncDir(this.#dir);
-          this.#signature = signatureOf(statSync(this.#metaPath));
-        }
+        if (!changes.empty) this.#commit(changes);
         return result;
       } finally {
         this.#lock.release();
       }
     });
+  }
+
+  /** Makes a transaction's changes durable (under the lock, the model already holding them). */
+  #commit(changes: ChangeSet): void {
+    const logBytes = this.#logOffset;
+    if (changes.rewritten || this.#journal === undefined || (logBytes > COMPACT_MIN_BYTES && logBytes > this.#baseBytes)) {
+      this.#writeBase();
+      return;
+    }
+    const json = JSON.stringify(this.#model.record(changes, this.#journal));
+    const line = Buffer.from(`${json}\t${lineHash(json)}\n`);
+    const created = !existsSync(this.#logPath);
+    const fd = openSync(this.#logPath, "a");
+    try {
+      // Whatever follows the last whole line read (a line a crash cut short) was never committed.
+      const size = fstatSync(fd).size;
+      if (this.#logStale || size !== this.#logOffset) {
+        ftruncateSync(fd, this.#logStale ? 0 : this.#logOffset);
+        if (this.#logStale) this.#logOffset = 0;
+        this.#logStale = false;
+      }
+      writeSync(fd, line);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    if (created) fsyncDir(this.#dir);
+    this.#logOffset += line.length;
+  }
+
+  /** Writes the whole model as a new meta.json (a new journal id), then empties meta.log, whose lines it holds. */
+  #writeBase(): void {
+    const journal = randomBytes(8).toString("hex");
+    const text = JSON.stringify(this.#model.toDoc(journal));
+    this.#writeAtomic(this.#metaPath, text);
+    fsyncDir(this.#dir);
+    // A crash here leaves lines of the old id in meta.log: skipped, and cut off by the next writer.
+    if (existsSync(this.#logPath)) {
+      const fd = openSync(this.#logPath, "r+");
+      try {
+        ftruncateSync(fd, 0);
+        fsyncSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    }
+    this.#signature = signatureOf(statSync(this.#metaPath));
+    this.#journal = journal;
+    this.#baseBytes = Buffer.byteLength(text);
+    this.#logOffset = 0;
+    this.#logStale = false;
   }
 
   #delete(hashes: readonly string[], createdBefore: number): DeletedObjects {
@@ -207,7 +285,10 @@ export class FileBackend implements Backend {
     return { count, bytes };
   }
 
-  /** Reloads meta.json if it changed since this process last read or wrote it. */
+  /**
+   * Brings the model up to what is committed: reads meta.json again if it changed (another
+   * process folded the journal), else only the lines appended to meta.log since last time.
+   */
   #refresh(): void {
     let st: Stats;
     try {
@@ -216,21 +297,114 @@ export class FileBackend implements Backend {
       if ((e as NodeJS.ErrnoException).code !== "ENOENT") throw e;
       return; // a new store: the empty model stands
     }
-    const sig = signatureOf(st);
-    if (sig === this.#signature) return;
+    if (signatureOf(st) !== this.#signature) {
+      this.#reload();
+      return;
+    }
+    if (this.#journal === undefined) return;
+    const size = fileSize(this.#logPath);
+    if (size === this.#logOffset) return;
+    if (size < this.#logOffset || !this.#readLog(false)) this.#reload();
+  }
+
+  /** Reads meta.json and then all of meta.log. */
+  #reload(): void {
     let doc: MetaDoc;
+    let st: Stats;
     try {
-      doc = JSON.parse(readFileSync(this.#metaPath, "utf8")) as MetaDoc;
+      // The file read is the file stated: a rename in between cannot pair one's contents with the other's signature.
+      const fd = openSync(this.#metaPath, "r");
+      try {
+        st = fstatSync(fd);
+        doc = JSON.parse(readFileSync(fd, "utf8")) as MetaDoc;
+      } finally {
+        closeSync(fd);
+      }
     } catch (e) {
       throw new ForgeError("STORE_UNAVAILABLE", `cannot read ${this.#metaPath}: ${(e as Error).message}`, { cause: e });
     }
-    if (doc.version !== 1) throw new ForgeError("STORE_UNAVAILABLE", `${this.#metaPath} has unknown version ${String(doc.version)}`);
+    if (doc.version !== 1 && !(doc.version === 2 && typeof doc.journal === "string")) {
+      throw new ForgeError("STORE_UNAVAILABLE", `${this.#metaPath} has unknown version ${String(doc.version)}`, { hint: "upgrade forge-reasoning" });
+    }
     this.#model = MetaModel.fromDoc(doc);
-    this.#signature = sig;
+    this.#signature = signatureOf(st);
+    this.#journal = doc.version === 2 ? doc.journal : undefined;
+    this.#baseBytes = st.size;
+    this.#logOffset = 0;
+    this.#logStale = false;
+    if (this.#journal !== undefined) this.#readLog(true);
+  }
+
+  /**
+   * Applies the whole lines of meta.log from `#logOffset` on, stopping at a line that is not
+   * whole or fails its hash (being written, or cut short by a crash). A line of another journal
+   * id means meta.json changed under this reader: false, unless `fresh` (meta.json was just read,
+   * so such lines are older than it and are skipped).
+   */
+  #readLog(fresh: boolean): boolean {
+    let fd: number;
+    try {
+      fd = openSync(this.#logPath, "r");
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT") return true;
+      throw e;
+    }
+    let data: Buffer;
+    try {
+      const size = fstatSync(fd).size;
+      data = Buffer.alloc(Math.max(0, size - this.#logOffset));
+      let got = 0;
+      while (got < data.length) {
+        const n = readSync(fd, data, got, data.length - got, this.#logOffset + got);
+        if (n === 0) break;
+        got += n;
+      }
+      data = data.subarray(0, got);
+    } finally {
+      closeSync(fd);
+    }
+    let at = 0;
+    let own = false;
+    let foreign = false;
+    for (;;) {
+      const end = data.indexOf(10, at);
+      if (end < 0) break;
+      const line = data.toString("utf8", at, end);
+      const tab = line.lastIndexOf("\t");
+      const json = tab < 0 ? "" : line.slice(0, tab);
+      if (tab < 0 || lineHash(json) !== line.slice(tab + 1)) break;
+      const rec = JSON.parse(json) as JournalRecord;
+      if (rec.j !== this.#journal) {
+        if (!fresh) return false;
+        foreign = true;
+      } else {
+        this.#model.apply(rec);
+        own = true;
+      }
+      at = end + 1;
+    }
+    this.#logOffset += at;
+    // Only lines of an older meta.json: the next writer empties the log before it appends.
+    if (fresh) this.#logStale = foreign && !own;
+    return true;
   }
 
   async close(): Promise<void> {
     await this.#mutex.run(async () => undefined);
+  }
+}
+
+/** A journal line's check: the first 16 hex digits of the SHA-256 of its JSON. */
+function lineHash(json: string): string {
+  return createHash("sha256").update(json).digest("hex").slice(0, 16);
+}
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return 0;
+    throw e;
   }
 }
 

@@ -106,7 +106,9 @@ export class PostgresBackend extends SqlBackend {
           try {
             await client.query("BEGIN");
             await client.query("SELECT pg_advisory_xact_lock($1)", [this.#lockKey]);
-            const result = await fn(this.writer(new PgConnection(client, this.#where, { retry: false })));
+            const tx = this.writer(new PgConnection(client, this.#where, { retry: false }));
+            const result = await fn(tx);
+            await tx.settle();
             committing = true;
             await client.query("COMMIT");
             return result;

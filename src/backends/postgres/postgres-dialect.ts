@@ -11,6 +11,7 @@ export const postgresDialect: SqlDialect = Object.freeze({
     checkpoints: "forge_checkpoints",
     refs: "forge_refs",
     milestones: "forge_milestones",
+    sideRecords: "forge_side_records",
   }),
   placeholders(sql: string): string {
     let n = 0;
@@ -20,6 +21,8 @@ export const postgresDialect: SqlDialect = Object.freeze({
   // jsonb containment of the one string: the `?` operator would read as a parameter mark.
   jsonArrayHas: (column: string) => `${column} @> jsonb_build_array(?::text)`,
   inList: (column: string, kind: ListKind) => `${column} = ANY(?::${kind === "hash" ? "bytea" : "text"}[])`,
+  objectsAt: (objects: string) =>
+    `SELECT (l.i - 1)::int AS i, o.data AS data FROM unnest(?::bytea[]) WITH ORDINALITY AS l (hash, i) JOIN ${objects} AS o ON o.hash = l.hash`,
   listParam: (values: readonly string[], kind: ListKind) => (kind === "hash" ? values.map((h) => Buffer.from(h, "hex")) : values),
   // Keeps each statement's parameter to a few tens of kilobytes.
   maxListLength: 500,

@@ -3,6 +3,7 @@
 // already Forge's (one with forge_migrations); tables are prefixed so an application's own
 // tables added to that schema later never clash with them.
 import { ForgeError } from "../../core/errors.js";
+import { sessionFactsSql } from "../sql/statements.js";
 import type { Queryable } from "./postgres-connection.js";
 
 /** The marker row migration 3 puts in forge_meta: this schema is a Forge store. */
@@ -84,6 +85,33 @@ const MIGRATIONS: readonly string[] = [
    CREATE TABLE IF NOT EXISTS forge_search_marks (
      checkpoint text PRIMARY KEY REFERENCES forge_checkpoints (id) ON DELETE CASCADE,
      parent text
+   );`,
+  // 5: costs that grow with the change, not with history (bench/history.ts): a session counts
+  // its checkpoints, keeps its latest time and notes whether its times ever went back in seq
+  // order; the time index ends in seq, so "the last checkpoint at or before t" is one index
+  // probe; and the checkpoints search has yet to index are listed (forge_search_pending)
+  // rather than found by reading every checkpoint.
+  `ALTER TABLE forge_sessions ADD COLUMN IF NOT EXISTS checkpoint_count integer NOT NULL DEFAULT 0;
+   ALTER TABLE forge_sessions ADD COLUMN IF NOT EXISTS times_unordered integer NOT NULL DEFAULT 0;
+   ALTER TABLE forge_sessions ADD COLUMN IF NOT EXISTS max_created_at bigint NOT NULL DEFAULT 0;
+   ${sessionFactsSql("forge_sessions", "forge_checkpoints")};
+   DROP INDEX IF EXISTS forge_checkpoints_by_time;
+   CREATE INDEX IF NOT EXISTS forge_checkpoints_by_time_seq ON forge_checkpoints (session_id, created_at, seq);
+   CREATE TABLE IF NOT EXISTS forge_search_pending (
+     checkpoint text PRIMARY KEY REFERENCES forge_checkpoints (id) ON DELETE CASCADE
+   );
+   INSERT INTO forge_search_pending (checkpoint)
+     SELECT c.id FROM forge_checkpoints c LEFT JOIN forge_search_marks m ON m.checkpoint = c.id
+     WHERE m.checkpoint IS NULL OR m.parent IS DISTINCT FROM c.parent_id
+     ON CONFLICT (checkpoint) DO NOTHING;`,
+  // 6: side records, small keyed records an integration keeps beside a session's checkpoints
+  // (ForgeSaver's LangGraph pending writes: a row each instead of a checkpoint each).
+  `CREATE TABLE IF NOT EXISTS forge_side_records (
+     session_id text NOT NULL REFERENCES forge_sessions (id) ON DELETE CASCADE,
+     scope text NOT NULL,
+     key text NOT NULL,
+     value bytea NOT NULL,
+     UNIQUE (session_id, scope, key)
    );`,
 ];
 

@@ -19,7 +19,8 @@ export function tsQuery(plan: QueryPlan): string {
 /** PostgreSQL's `SearchSql`: tsvector documents, unnest batches, tsquery matching. */
 export const postgresSearch: SearchSql = Object.freeze({
   engine: "postgres-tsvector",
-  tables: Object.freeze({ docs: "forge_search_docs", postings: "forge_search_postings", marks: "forge_search_marks" }),
+  tables: Object.freeze({ docs: "forge_search_docs", postings: "forge_search_postings", marks: "forge_search_marks", pending: "forge_search_pending" }),
+  pendingWrites: "with",
   async insertDocs(db, docs) {
     const ids = new Map<string, number>();
     for (let i = 0; i < docs.length; i += BATCH) {
@@ -53,5 +54,11 @@ export const postgresSearch: SearchSql = Object.freeze({
   docIn: (column) => `${column} = ANY(?::bigint[])`,
   docList: (ids) => ids,
   distinct: "IS DISTINCT FROM",
-  clear: ["DELETE FROM forge_search_postings", "DELETE FROM forge_search_marks", "DELETE FROM forge_search_docs"],
+  clear: [
+    "DELETE FROM forge_search_postings",
+    "DELETE FROM forge_search_marks",
+    "DELETE FROM forge_search_docs",
+    // Every checkpoint is to be indexed again.
+    "INSERT INTO forge_search_pending (checkpoint) SELECT id FROM forge_checkpoints ON CONFLICT (checkpoint) DO NOTHING",
+  ],
 } satisfies SearchSql);

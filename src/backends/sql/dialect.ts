@@ -4,7 +4,7 @@
 import type { SearchSql } from "./sql-search.js";
 
 /** The relations every SQL store has, by role. */
-export type TableRole = "meta" | "objects" | "sessions" | "checkpoints" | "refs" | "milestones";
+export type TableRole = "meta" | "objects" | "sessions" | "checkpoints" | "refs" | "milestones" | "sideRecords";
 
 /** What a list parameter holds: text values, or object hashes (hex in, stored as bytes). */
 export type ListKind = "text" | "hash";
@@ -28,6 +28,13 @@ export interface SqlDialect {
 
   /** A condition: `column` equals one of the values of the single list parameter `?`. */
   inList(column: string, kind: ListKind): string;
+
+  /**
+   * A statement reading the objects whose hashes the single list parameter `?` holds: columns
+   * `i`, the hash's position in the list (from 0), and `data`. Positions rather than hashes
+   * come back: no hash is sent back and turned into text again per row.
+   */
+  objectsAt(objectsTable: string): string;
 
   /** The values as the list parameter that `inList` reads (hashes given as hex). */
   listParam(values: readonly string[], kind: ListKind): unknown;

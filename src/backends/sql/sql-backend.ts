@@ -16,12 +16,15 @@ export abstract class SqlBackend implements Backend {
   readonly #d: SqlDialect;
   readonly #db: SqlConnection;
   readonly #s: Statements;
+  /** The object read (the dialect's `objectsAt`), rendered once. */
+  readonly #objectsAt: string;
 
   /** `db` runs the reads outside transactions. */
   protected constructor(dialect: SqlDialect, db: SqlConnection) {
     this.#d = dialect;
     this.#db = db;
     this.#s = statementsFor(dialect);
+    this.#objectsAt = dialect.placeholders(dialect.objectsAt(dialect.tables.objects));
     this.meta = new SqlMeta(dialect, db);
     this.search = new SqlSearch(dialect, dialect.search, db);
   }
@@ -33,8 +36,8 @@ export abstract class SqlBackend implements Backend {
   async getObjects(hashes: readonly string[]): Promise<Map<string, Uint8Array>> {
     const out = new Map<string, Uint8Array>();
     for (const part of listParts(this.#d, hashes)) {
-      const rows = await this.#db.all<{ hash: Buffer; data: Buffer }>(this.#s.getObjects, [this.#d.listParam(part, "hash")]);
-      for (const r of rows) out.set(r.hash.toString("hex"), r.data);
+      const rows = await this.#db.all<{ i: number; data: Buffer }>(this.#objectsAt, [this.#d.listParam(part, "hash")]);
+      for (const r of rows) out.set(part[r.i] as string, r.data);
     }
     return out;
   }
@@ -68,8 +71,8 @@ export abstract class SqlBackend implements Backend {
     await this.#db.run(this.#s.corruptObject, [Buffer.from(data), hashKey(hash)]);
   }
 
-  /** The metadata writer of a transaction held on `db`. */
-  protected writer(db: SqlConnection): MetaWriter {
+  /** The metadata writer of a transaction held on `db`; the driver calls its `settle()` before COMMIT and `discard()` after ROLLBACK. */
+  protected writer(db: SqlConnection): SqlMeta {
     return new SqlMeta(this.#d, db);
   }
 }

@@ -24,7 +24,19 @@ import { hashKey, toCheckpoint, type CheckpointRecord } from "./rows.js";
 export interface SearchSql {
   /** The engine, for reports: "sqlite-fts5", "postgres-tsvector". */
   readonly engine: string;
-  readonly tables: { readonly docs: string; readonly postings: string; readonly marks: string };
+  /**
+   * `pending`: the checkpoints that may need indexing — each new or re-linked checkpoint until
+   * its mark is written for its parent — so finding them costs what is pending, not every
+   * checkpoint (a search looks before each query).
+   */
+  readonly tables: { readonly docs: string; readonly postings: string; readonly marks: string; readonly pending: string };
+  /**
+   * How the write paths keep `pending`: "statement" (statements of their own beside the
+   * checkpoint's insert and the mark's write), or "with" (inside those very statements, as
+   * data-modifying WITH clauses — on a database across a network, two round trips fewer per
+   * checkpoint).
+   */
+  readonly pendingWrites: "statement" | "with";
   /** Adds the documents not indexed yet; returns the ids of those it added (by key). */
   insertDocs(db: SqlConnection, docs: readonly NewDoc[]): Promise<Map<string, number>>;
   /** Writes a checkpoint's postings (its old ones are already deleted). */
@@ -91,13 +103,18 @@ export class SqlSearch implements SearchIndexReader, SearchIndexWriter {
   }
 
   async setPostings(checkpointId: string, parentId: string | null, postings: readonly Posting[]): Promise<void> {
-    const { postings: table, marks } = this.#s.tables;
+    const { postings: table, marks, pending } = this.#s.tables;
     await this.#db.run(this.#d.placeholders(`DELETE FROM ${table} WHERE checkpoint = ?`), [checkpointId]);
     if (postings.length > 0) await this.#s.insertPostings(this.#db, checkpointId, postings);
-    await this.#db.run(
-      this.#d.placeholders(`INSERT INTO ${marks} (checkpoint, parent) VALUES (?, ?) ON CONFLICT (checkpoint) DO UPDATE SET parent = excluded.parent`),
-      [checkpointId, parentId],
-    );
+    // The mark; and the checkpoint is no longer pending, unless it was re-linked to another parent since its diff was taken.
+    const mark = `INSERT INTO ${marks} (checkpoint, parent) VALUES (?, ?) ON CONFLICT (checkpoint) DO UPDATE SET parent = excluded.parent`;
+    const done = `DELETE FROM ${pending} WHERE checkpoint = ? AND NOT EXISTS (SELECT 1 FROM ${this.#d.tables.checkpoints} c WHERE c.id = ? AND c.parent_id ${this.#s.distinct} ?)`;
+    if (this.#s.pendingWrites === "with") {
+      await this.#db.run(this.#d.placeholders(`WITH done AS (${done}) ${mark}`), [checkpointId, checkpointId, parentId, checkpointId, parentId]);
+    } else {
+      await this.#db.run(this.#d.placeholders(mark), [checkpointId, parentId]);
+      await this.#db.run(this.#d.placeholders(done), [checkpointId, checkpointId, parentId]);
+    }
   }
 
   async clear(): Promise<void> {
@@ -174,11 +191,19 @@ export class SqlSearch implements SearchIndexReader, SearchIndexWriter {
   }
 
   async stale(): Promise<CheckpointRow[]> {
-    const rows = await this.#db.all<CheckpointRecord>(
+    // Only the pending checkpoints are looked at: their ids first (few, usually none), then
+    // their rows by id — a plan no table statistics can turn into a scan of every checkpoint.
+    // The mark decides, as a pending row may be one indexed meanwhile.
+    const pending = await this.#db.all<{ checkpoint: string }>(`SELECT checkpoint FROM ${this.#s.tables.pending}`);
+    if (pending.length === 0) return [];
+    const sql = this.#d.placeholders(
       `SELECT c.* FROM ${this.#d.tables.checkpoints} c LEFT JOIN ${this.#s.tables.marks} m ON m.checkpoint = c.id
-       WHERE m.checkpoint IS NULL OR m.parent ${this.#s.distinct} c.parent_id ORDER BY c.created_at, c.id`,
+       WHERE ${this.#d.inList("c.id", "text")} AND (m.checkpoint IS NULL OR m.parent ${this.#s.distinct} c.parent_id)`,
     );
-    return rows.map((r) => toCheckpoint(this.#d, r));
+    const ids = pending.map((p) => p.checkpoint);
+    const rows: CheckpointRecord[] = [];
+    for (const part of listParts(this.#d, ids)) rows.push(...(await this.#db.all<CheckpointRecord>(sql, [this.#d.listParam(part, "text")])));
+    return rows.map((r) => toCheckpoint(this.#d, r)).sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   async stats(): Promise<IndexStats> {

@@ -12,10 +12,11 @@ import { Mutex } from "../../core/mutex.js";
 import type { MetaWriter, StoredObject } from "../backend.js";
 import { hashKey } from "../sql/rows.js";
 import { SqlBackend } from "../sql/sql-backend.js";
+import type { SqlMeta } from "../sql/sql-meta.js";
 import { SqliteConnection } from "./sqlite-connection.js";
 import { sqliteDialect } from "./sqlite-dialect.js";
 import { migrate, recogniseStoreFile, requireForgeTables } from "./sqlite-schema.js";
-import { SqliteWriter, WRITER_AVAILABLE } from "./sqlite-writer.js";
+import type { SqliteWriter } from "./sqlite-writer.js";
 
 type Db = Database.Database;
 
@@ -30,7 +31,7 @@ export class SqliteBackend extends SqlBackend {
   readonly url: string;
   readonly #db: SqliteConnection;
   readonly #lock = new Mutex();
-  readonly #tx: MetaWriter;
+  readonly #tx: SqlMeta;
   // Prepared once: exec() would parse the statement again on every transaction.
   readonly #begin: Database.Statement;
   readonly #commit: Database.Statement;
@@ -73,11 +74,15 @@ export class SqliteBackend extends SqlBackend {
   putObjects(objects: readonly StoredObject[]): Promise<number> {
     return this.#lock.run(async () => {
       const now = Date.now();
-      if (this.#file && WRITER_AVAILABLE) {
+      if (this.#file) {
         let bytes = 0;
         for (const o of objects) bytes += o.data.length;
-        // Under the same lock as the main connection's writes: one writer at a time per process, as before.
-        if (bytes >= WRITER_MIN_BYTES) return (this.#writer ??= new SqliteWriter(this.#file.path, this.#file.timeoutMs)).put(objects, now);
+        if (bytes >= WRITER_MIN_BYTES) {
+          // Loaded with the first big batch: a process that writes little never starts a thread or loads its module.
+          const { SqliteWriter, WRITER_AVAILABLE } = await import("./sqlite-writer.js");
+          // Under the same lock as the main connection's writes: one writer at a time per process, as before.
+          if (WRITER_AVAILABLE) return (this.#writer ??= new SqliteWriter(this.#file.path, this.#file.timeoutMs)).put(objects, now);
+        }
       }
       const insert = this.#insertObject;
       let bytes = 0;
@@ -97,9 +102,11 @@ export class SqliteBackend extends SqlBackend {
       this.#begin.run();
       try {
         const result = await fn(this.#tx);
+        await this.#tx.settle();
         this.#commit.run();
         return result;
       } catch (e) {
+        this.#tx.discard();
         if (this.#db.db.inTransaction) this.#rollback.run();
         throw e;
       }

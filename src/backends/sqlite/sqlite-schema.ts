@@ -3,6 +3,7 @@
 import Database from "better-sqlite3";
 import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { ForgeError } from "../../core/errors.js";
+import { sessionFactsSql } from "../sql/statements.js";
 
 /**
  * PRAGMA application_id of a Forge store: the ASCII of "FRGE" (0x46524745), big-endian at
@@ -14,7 +15,10 @@ const FORGE_APPLICATION_ID = 0x46524745;
 /** The tables every Forge store has had since migration 1. */
 const FORGE_TABLES = ["meta", "objects", "sessions", "checkpoints", "refs"] as const;
 
-const MIGRATIONS: readonly string[] = [
+/** A migration: SQL text, or a function for one that must look before it changes (and so may run twice). */
+type Migration = string | ((db: Database.Database) => void);
+
+const MIGRATIONS: readonly Migration[] = [
   `CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
    CREATE TABLE objects (
      hash BLOB PRIMARY KEY,
@@ -89,6 +93,39 @@ const MIGRATIONS: readonly string[] = [
      checkpoint TEXT PRIMARY KEY REFERENCES checkpoints (id) ON DELETE CASCADE,
      parent TEXT
    ) WITHOUT ROWID;`,
+  // 5: costs that grow with the change, not with history (bench/history.ts): a session counts
+  // its checkpoints, keeps its latest time and notes whether its times ever went back in seq
+  // order; the time index ends in seq, so "the last checkpoint at or before t" is one index
+  // probe; and the checkpoints search has yet to index are listed (search_pending) rather
+  // than found by reading every checkpoint. Safe to run again on a store taken back to an
+  // older schema by hand (the tests do).
+  (db) => {
+    const columns = (db.pragma("table_info(sessions)") as { name: string }[]).map((c) => c.name);
+    if (!columns.includes("checkpoint_count")) db.exec("ALTER TABLE sessions ADD COLUMN checkpoint_count INTEGER NOT NULL DEFAULT 0");
+    if (!columns.includes("times_unordered")) db.exec("ALTER TABLE sessions ADD COLUMN times_unordered INTEGER NOT NULL DEFAULT 0");
+    if (!columns.includes("max_created_at")) db.exec("ALTER TABLE sessions ADD COLUMN max_created_at INTEGER NOT NULL DEFAULT 0");
+    db.exec(sessionFactsSql("sessions", "checkpoints"));
+    db.exec(`DROP INDEX IF EXISTS checkpoints_by_time;
+      CREATE INDEX IF NOT EXISTS checkpoints_by_time_seq ON checkpoints (session_id, created_at, seq);
+      CREATE TABLE IF NOT EXISTS search_pending (
+        checkpoint TEXT PRIMARY KEY REFERENCES checkpoints (id) ON DELETE CASCADE
+      ) WITHOUT ROWID;
+      INSERT INTO search_pending (checkpoint)
+        SELECT c.id FROM checkpoints c LEFT JOIN search_marks m ON m.checkpoint = c.id
+        WHERE m.checkpoint IS NULL OR m.parent IS NOT c.parent_id
+        ON CONFLICT (checkpoint) DO NOTHING;`);
+  },
+  // 6: side records, small keyed records an integration keeps beside a session's checkpoints
+  // (ForgeSaver's LangGraph pending writes: a row each instead of a checkpoint each). A rowid
+  // table with the key in an index of its own: in a WITHOUT ROWID table a row over ~1 KB
+  // (a LangChain message) spills into an overflow page, 4 KB for its last bytes.
+  `CREATE TABLE IF NOT EXISTS side_records (
+     session_id TEXT NOT NULL REFERENCES sessions (id) ON DELETE CASCADE,
+     scope TEXT NOT NULL,
+     key TEXT NOT NULL,
+     value BLOB NOT NULL,
+     UNIQUE (session_id, scope, key)
+   );`,
 ];
 
 export function migrate(db: Database.Database): void {
@@ -102,7 +139,11 @@ export function migrate(db: Database.Database): void {
   db.transaction(() => {
     // Another process may have migrated while this one waited for the lock.
     const now = db.pragma("user_version", { simple: true }) as number;
-    for (let v = now; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v] as string);
+    for (let v = now; v < MIGRATIONS.length; v++) {
+      const m = MIGRATIONS[v] as Migration;
+      if (typeof m === "string") db.exec(m);
+      else m(db);
+    }
     db.pragma(`user_version = ${MIGRATIONS.length}`);
     // Stores written before the mark existed get it here, with their first migration or on their first open.
     db.pragma(`application_id = ${FORGE_APPLICATION_ID}`);

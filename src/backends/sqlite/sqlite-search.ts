@@ -17,7 +17,9 @@ export function fts5Query(plan: QueryPlan): string {
 /** SQLite's `SearchSql`: a contentless FTS5 table beside the documents, BM25 ranking. */
 export const sqliteSearch: SearchSql = Object.freeze({
   engine: "sqlite-fts5",
-  tables: Object.freeze({ docs: "search_docs", postings: "search_postings", marks: "search_marks" }),
+  tables: Object.freeze({ docs: "search_docs", postings: "search_postings", marks: "search_marks", pending: "search_pending" }),
+  // SQLite's WITH holds no INSERT or DELETE; a statement costs it microseconds anyway.
+  pendingWrites: "statement",
   async insertDocs(db, docs) {
     const ids = new Map<string, number>();
     for (const d of docs) {
@@ -47,5 +49,7 @@ export const sqliteSearch: SearchSql = Object.freeze({
     "DELETE FROM search_marks",
     "INSERT INTO search_words (search_words) VALUES ('delete-all')",
     "DELETE FROM search_docs",
+    // Every checkpoint is to be indexed again.
+    "INSERT INTO search_pending (checkpoint) SELECT id FROM checkpoints WHERE true ON CONFLICT (checkpoint) DO NOTHING",
   ],
 } satisfies SearchSql);

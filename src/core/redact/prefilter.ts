@@ -22,10 +22,15 @@ function minimal(words: readonly string[]): string[] {
 const SHARPER: Readonly<Record<string, string>> = { ey: "ey[a-z0-9]{17}", sk: "sk[0-9a-f]{32}", "s.": "s\\.[a-z0-9]{24}" };
 
 const escapeRegex = (k: string) => k.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
-const KEYWORDS = minimal([...GITLEAKS_KEYWORDS, ...FORGE_RULES.flatMap((r) => r.keywords)].filter((k) => !(k in SHARPER)));
-const PREFILTER = new RegExp([...KEYWORDS.map(escapeRegex), ...Object.values(SHARPER)].join("|"), "i");
+/** Built with the first string tested (a few ms): a process that only reads never builds it. */
+let prefilter: RegExp | undefined;
+function buildPrefilter(): RegExp {
+  const keywords = minimal([...GITLEAKS_KEYWORDS, ...FORGE_RULES.flatMap((r) => r.keywords)].filter((k) => !(k in SHARPER)));
+  return new RegExp([...keywords.map(escapeRegex), ...Object.values(SHARPER)].join("|"), "i");
+}
 
 /** Whether `text` holds a keyword of some rule, i.e. whether any rule could find a secret in it. */
 export function mayHoldSecret(text: string): boolean {
-  return PREFILTER.test(text);
+  prefilter ??= buildPrefilter();
+  return prefilter.test(text);
 }
