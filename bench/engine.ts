@@ -2,7 +2,7 @@
 // per checkpoint, one row, one transaction) and the floor (a bare one-row insert
 // transaction), all on the same SQLite settings (better-sqlite3, WAL, synchronous=NORMAL).
 //
-//   npm run bench
+//   npm run bench:engine
 //   (= npx tsc -p tsconfig.bench.json && node --expose-gc build/bench/engine.js)
 //
 // Workload A: a ≈1 MB reasoning state, ~1 % of it changed between checkpoints; checkpoint
@@ -33,7 +33,7 @@ const CONFIG = {
   /** Workload B's storage target: Forge's bytes under this fraction of the raw full copies. */
   bTargetFraction: 0.05,
 } as const;
-const COMMAND = "npm run bench";
+const COMMAND = "npm run bench:engine";
 
 // ---------------------------------------------------------------- report table
 
