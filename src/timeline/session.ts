@@ -6,54 +6,22 @@ import { CheckpointNotFoundError, ForgeError, InvalidArgumentError } from "../co
 import { checkName, newId } from "../core/ids.js";
 import { parseTime, type TimeInput } from "../core/time.js";
 import type { CheckpointRow, MetaReader, MetaWriter, SessionRow } from "../backends/backend.js";
-import {
-  createMilestone,
-  deleteMilestone,
-  getMilestone,
-  listMilestones,
-  milestoneSpan,
-  type Milestone,
-  type MilestoneOptions,
-  type MilestoneSpan,
-} from "./milestones.js";
+import * as milestones from "./milestones.js";
+import type { Milestone, MilestoneOptions, MilestoneSpan } from "./milestones.js";
 import { headId, resolveRef } from "./refs.js";
 import type { SquashOptions, SquashReport } from "./squash.js";
 import type { WrittenTree } from "../objects/object-store.js";
 import type { UnchangedHint } from "../objects/value-encoder.js";
-import {
-  type CheckedOptions,
-  checkCheckpointOptions,
-  deleteCheckpoints,
-  freeBranchName,
-  normalizeTags,
-  prune,
-  versionAfter,
-  workPatch,
-} from "./history-edits.js";
+import * as edits from "./history-edits.js";
+import type { CheckedOptions } from "./history-edits.js";
 import type { RestorePlan } from "./restore.js";
 import type { SessionScope } from "./session-scope.js";
 import { writeUnderEpoch } from "./epoch-write.js";
 import { keepsSideRecords, listSideRecords, putSideRecords, type SideRecordValue } from "./side-records.js";
 import type { StoreContext } from "./store-context.js";
-import {
-  toCheckpoint,
-  toSessionInfo,
-  type Branch,
-  type Checkpoint,
-  type CheckpointOptions,
-  type Comparison,
-  type Head,
-  type ListFilter,
-  MAIN_BRANCH,
-  type PruneOptions,
-  type PruneReport,
-  type RestoreOptions,
-  type RestoreResult,
-  type SessionInfo,
-  type SetWorkingOptions,
-  type SetWorkingResult,
-  type Timeline,
-} from "./types.js";
+import { toCheckpoint, toSessionInfo, MAIN_BRANCH } from "./types.js";
+import type { Branch, Checkpoint, CheckpointOptions, Comparison, Head, ListFilter, PruneOptions } from "./types.js";
+import type { PruneReport, RestoreOptions, RestoreResult, SessionInfo, SetWorkingOptions, SetWorkingResult, Timeline } from "./types.js";
 
 // Loaded at first use, not with the session: compare, squash, restore and the search index
 // (after a checkpoint) are not what a process that only reads a state needs.
@@ -91,7 +59,7 @@ export class Session {
 
   /** Saves `state` as a new checkpoint on HEAD's branch (or a new branch when HEAD is detached). */
   async checkpoint(state: unknown, options: CheckpointOptions = {}): Promise<Checkpoint> {
-    const checked = checkCheckpointOptions(options);
+    const checked = edits.checkCheckpointOptions(options);
     const row = await this.#write(state, async (tx, session, tree) => this.#append(tx, session, tree, checked));
     if (options.searchIndex !== "later") await indexAfterCommit(this.#ctx, row);
     return this.#info(row);
@@ -133,7 +101,7 @@ export class Session {
     } else {
       parentId = session.headCheckpoint;
       const parent = parentId === null ? undefined : await tx.getCheckpoint(parentId);
-      branch = await freeBranchName(tx, this.id, `${parent?.branch ?? MAIN_BRANCH}-from-${parent?.seq ?? 0}`);
+      branch = await edits.freeBranchName(tx, this.id, `${parent?.branch ?? MAIN_BRANCH}-from-${parent?.seq ?? 0}`);
     }
     const row: CheckpointRow = {
       id: newId(),
@@ -154,7 +122,7 @@ export class Session {
     await tx.insertCheckpoint(row);
     await tx.setRef(this.id, branch, row.id);
     // What was just saved is what the session holds now.
-    await tx.updateSession(this.id, { headBranch: branch, headCheckpoint: null, ...workPatch(session, tree.root) });
+    await tx.updateSession(this.id, { headBranch: branch, headCheckpoint: null, ...edits.workPatch(session, tree.root) });
     return row;
   }
 
@@ -239,10 +207,10 @@ export class Session {
           });
           if (wanted) {
             indexNow = wanted.searchIndex !== "later";
-            checkpoint = this.#info(await this.#append(tx, session, tree, checkCheckpointOptions(wanted)));
+            checkpoint = this.#info(await this.#append(tx, session, tree, edits.checkCheckpointOptions(wanted)));
           }
         }
-        if (checkpoint === null && changed) await tx.updateSession(this.id, workPatch(session, tree.root));
+        if (checkpoint === null && changed) await tx.updateSession(this.id, edits.workPatch(session, tree.root));
         return { version: changed ? session.workVersion + 1 : session.workVersion, root: tree.root, changed, checkpoint };
       },
       options.unchanged,
@@ -348,8 +316,8 @@ export class Session {
     const workVersion = await this.#ctx.backend.transaction(async (tx) => {
       if (!(await tx.getRef(this.id, name))) throw this.#noBranch(name);
       const session = await this.#row(tx);
-      await tx.updateSession(this.id, { headBranch: name, headCheckpoint: null, ...workPatch(session, cp.stateRoot) });
-      return versionAfter(session, cp.stateRoot);
+      await tx.updateSession(this.id, { headBranch: name, headCheckpoint: null, ...edits.workPatch(session, cp.stateRoot) });
+      return edits.versionAfter(session, cp.stateRoot);
     });
     return { checkpoint: this.#info(cp), state, head: { branch: name, checkpointId: cp.id }, discarded: [], workVersion };
   }
@@ -388,7 +356,7 @@ export class Session {
   }
 
   async tag(ref: string, ...tags: string[]): Promise<Checkpoint> {
-    return this.#retag(ref, (old) => normalizeTags([...old, ...tags]));
+    return this.#retag(ref, (old) => edits.normalizeTags([...old, ...tags]));
   }
 
   async untag(ref: string, ...tags: string[]): Promise<Checkpoint> {
@@ -437,7 +405,7 @@ export class Session {
    * branch heads move back); refused, naming them, when one is a milestone end.
    */
   deleteCheckpoints(refs: readonly string[]): Promise<Checkpoint[]> {
-    return deleteCheckpoints(this.#scope(), refs);
+    return edits.deleteCheckpoints(this.#scope(), refs);
   }
 
   /**
@@ -447,7 +415,7 @@ export class Session {
    * garbage for gc.
    */
   prune(options: PruneOptions = {}): Promise<PruneReport> {
-    return prune(this.#scope(), options);
+    return edits.prune(this.#scope(), options);
   }
 
   /**
@@ -456,26 +424,26 @@ export class Session {
    * refused while the milestone exists.
    */
   createMilestone(name: string, options: MilestoneOptions): Promise<Milestone> {
-    return createMilestone(this.#scope(), name, options);
+    return milestones.createMilestone(this.#scope(), name, options);
   }
 
   /** The session's milestones, oldest first. */
   milestones(): Promise<Milestone[]> {
-    return listMilestones(this.#scope());
+    return milestones.listMilestones(this.#scope());
   }
 
   milestone(name: string): Promise<Milestone> {
-    return getMilestone(this.#scope(), name);
+    return milestones.getMilestone(this.#scope(), name);
   }
 
   /** A milestone with every checkpoint it spans, from its start to its end. */
   milestoneSpan(name: string): Promise<MilestoneSpan> {
-    return milestoneSpan(this.#scope(), name);
+    return milestones.milestoneSpan(this.#scope(), name);
   }
 
   /** Deletes a milestone (its checkpoints stay); returns what it was. */
   deleteMilestone(name: string): Promise<Milestone> {
-    return deleteMilestone(this.#scope(), name);
+    return milestones.deleteMilestone(this.#scope(), name);
   }
 
   /** Whether the store keeps side records (SQLite and PostgreSQL stores do; memory and file do not). */
