@@ -1,6 +1,7 @@
 // LangGraph's own conformance suite for checkpoint savers, run against ForgeSaver on a
-// SQLite store (a file in a temp folder) and on the run's PostgreSQL server — each
-// checkpointer the suite asks for gets a fresh store, removed when the suite destroys it.
+// SQLite store (a file in a temp folder), on the run's PostgreSQL server — each
+// checkpointer the suite asks for gets a fresh store, removed when the suite destroys it —
+// and on a memory store, which keeps no side records (pending writes then go into entries).
 // Also the suite's opt-in getDeltaChannelHistory group, which ForgeSaver implements itself.
 import { deltaChannelHistoryTests, validate, type CheckpointSaverTestInitializer } from "@langchain/langgraph-checkpoint-validation";
 import { ForgeSaver } from "../../src/integrations/langgraph/index.js";
@@ -30,6 +31,9 @@ const sqlite = initializer("forge-reasoning-sqlite", async () => {
   return { url: `sqlite:${dir.path}/forge.db`, cleanup: async () => dir.remove() };
 });
 
+// A store that keeps no side records: pending writes go into entries (ForgeSaver's fallback).
+const memory = initializer("forge-reasoning-memory", async () => ({ url: "memory:", cleanup: async () => undefined }));
+
 const postgres = initializer("forge-reasoning-postgres", async () => {
   const url = pgStoreUrl("langgraph");
   return { url, cleanup: () => dropSchema(url) };
@@ -39,3 +43,5 @@ validate(sqlite);
 deltaChannelHistoryTests(sqlite);
 validate(postgres);
 deltaChannelHistoryTests(postgres);
+validate(memory);
+deltaChannelHistoryTests(memory);

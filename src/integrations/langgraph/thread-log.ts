@@ -1,7 +1,6 @@
 // One LangGraph thread in a Forge store: a session (kind "langgraph") whose checkpoints are
-// an append-only log of entries. A put appends an entry holding the LangGraph checkpoint;
-// a putWrites appends a new entry of the same LangGraph checkpoint with the writes added
-// (the newest entry of a checkpoint is the whole truth about it). See forge-saver.ts for why.
+// an append-only log of entries (one per put), with the thread's pending writes beside them
+// as side records of the session (see forge-saver.ts for why).
 //
 // Every append is a working-state write with a compare-and-swap on the session's version
 // that is also a Forge checkpoint (Session.setWorking with `checkpoint`), so entry and
@@ -13,12 +12,20 @@ import { ForgeError } from "../../core/errors.js";
 import { Mutex } from "../../core/mutex.js";
 import type { UnchangedHint } from "../../objects/value-encoder.js";
 import type { Session } from "../../timeline/session.js";
+import type { SideRecordValue } from "../../timeline/side-records.js";
 import type { Store } from "../../timeline/store.js";
 import type { Checkpoint, CheckpointOptions } from "../../timeline/types.js";
 import type { EntryContent } from "./entry.js";
 import { ThreadIndex, entryInfo, type EntryInfo } from "./thread-index.js";
 
 export const SESSION_KIND = "langgraph";
+/**
+ * Session metadata of a thread created on a store that keeps side records: every pending
+ * write of it is a side record, so no entry of it is writes-only and a partial index (one
+ * query) may answer what the newest entry answers. Threads without it (written by an older
+ * ForgeSaver, or on a memory or file store) are always read through a complete index.
+ */
+const WRITES_MARK = { key: "pendingWrites", value: "side-records" } as const;
 /** Thread ids that can be session names as they are; others are named by their hash. */
 const PLAIN_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$/;
 /** Tries of a write whose compare-and-swap keeps failing (other processes writing the thread). */
@@ -36,6 +43,23 @@ export interface Append {
   readonly options: CheckpointOptions;
   /** Top-level keys whose values equal those of the entry `plan` was told this process wrote last. */
   readonly unchangedSinceLast?: ReadonlySet<string>;
+}
+
+/** What a caller needs of an index; a complete index has everything. */
+export interface IndexNeed {
+  /** The latest checkpoint of this namespace. */
+  readonly latest?: string;
+  /** These entries, by [namespace, checkpoint id], when they exist. */
+  readonly entries?: readonly (readonly [string, string])[];
+  /** Nothing less than every entry. */
+  readonly complete?: boolean;
+}
+
+function satisfies(index: ThreadIndex, need: IndexNeed): boolean {
+  if (index.complete) return true;
+  if (need.complete) return false;
+  if (need.latest !== undefined && !index.knowsLatest(need.latest)) return false;
+  return (need.entries ?? []).every(([ns, id]) => index.get(ns, id) !== undefined);
 }
 
 /** Entries by Forge checkpoint id (their content never changes), least recently used dropped first. */
@@ -70,6 +94,8 @@ export class ThreadLog {
   readonly mutex = new Mutex();
   readonly #store: Store;
   #session: Session | undefined;
+  /** The session is marked (WRITES_MARK) and the store keeps side records: partial indexes may serve. */
+  #partialOk = false;
   #index: ThreadIndex | undefined;
   /** The entry this process appended last, while it is the session's newest: the encoder's memo holds its state. */
   #last: { readonly forgeId: string; readonly root: string } | undefined;
@@ -81,17 +107,16 @@ export class ThreadLog {
   }
 
   /**
-   * The index as the session is now (one version read; a rebuild from the checkpoint rows
-   * when another process wrote since); undefined when the thread has no session.
+   * An index as the session is now (one version read), holding at least what `need` asks:
+   * the one this process has, a partial one from the newest row, or one rebuilt from every
+   * row. Undefined when the thread has no session.
    */
-  async index(): Promise<ThreadIndex | undefined> {
+  async index(need: IndexNeed = { complete: true }): Promise<ThreadIndex | undefined> {
     for (let attempt = 1; ; attempt++) {
       const session = await this.#resolve(false);
       if (!session) return undefined;
       try {
-        const version = await session.workVersion();
-        if (this.#index?.version === version) return this.#index;
-        return await this.#rebuild(session, version);
+        return await this.#indexFor(session, await session.workVersion(), need);
       } catch (e) {
         // Deleted (and maybe created again) by another process since we looked it up.
         if (!isCode(e, "SESSION_NOT_FOUND") || attempt >= 2) throw e;
@@ -108,17 +133,23 @@ export class ThreadLog {
   }
 
   /**
-   * Appends the entry `plan` builds from the current index (null: nothing to write), with a
-   * compare-and-swap on the index's version; on a conflict the index is rebuilt and `plan`
-   * runs again. `plan` is told which entry this process appended last, if any: keys it
-   * reports unchanged since that one are taken from the value encoder's memo unwalked.
+   * Appends the entry `plan` builds from an index holding `need` (null: nothing to write),
+   * with a compare-and-swap on the index's version; on a conflict the index is rebuilt and
+   * `plan` runs again. `plan` is told which entry this process appended last, if any: keys
+   * it reports unchanged since that one are taken from the value encoder's memo unwalked.
    * Call inside `mutex`.
    */
-  async append(plan: (index: ThreadIndex, lastForgeId: string | undefined) => Promise<Append | null>, cache: EntryCache): Promise<EntryInfo | null> {
+  async append(
+    need: IndexNeed,
+    plan: (index: ThreadIndex, lastForgeId: string | undefined) => Promise<Append | null>,
+    cache: EntryCache,
+  ): Promise<EntryInfo | null> {
     for (let attempt = 1; ; attempt++) {
       const session = (await this.#resolve(true)) as Session;
       try {
-        const index = this.#index ?? (await this.#rebuild(session, await session.workVersion()));
+        // A kept index is used as it is: if it is stale, the compare-and-swap says so.
+        let index = this.#index;
+        if (index === undefined || !satisfies(index, need)) index = await this.#indexFor(session, await session.workVersion(), need);
         const last = this.#last;
         const append = await plan(index, last?.forgeId);
         if (append === null) return null;
@@ -151,6 +182,26 @@ export class ThreadLog {
     }
   }
 
+  /** Writes side records of the thread, creating its session if need be (again, if it was deleted meanwhile). */
+  async putSideRecords(records: readonly (SideRecordValue & { readonly replace?: boolean })[]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      const session = this.#session ?? ((await this.#resolve(true)) as Session);
+      try {
+        return await session.putSideRecords(records);
+      } catch (e) {
+        if (!isCode(e, "SESSION_NOT_FOUND") || attempt >= MAX_ATTEMPTS) throw e;
+        this.forget();
+      }
+    }
+  }
+
+  /** The thread's side records (of one scope, or all); none when it has no session or the store keeps none. */
+  async sideRecords(scope?: string): Promise<SideRecordValue[]> {
+    const session = await this.#resolve(false);
+    if (!session?.keepsSideRecords) return [];
+    return session.sideRecords(scope);
+  }
+
   /** Deletes the thread's session (all namespaces); false if there was none. Call inside `mutex`. */
   async delete(): Promise<boolean> {
     const session = await this.#resolve(false);
@@ -170,7 +221,8 @@ export class ThreadLog {
     if (this.#session) return this.#session;
     let session: Session;
     if (create) {
-      session = await this.#store.session(this.sessionName, { kind: SESSION_KIND, metadata: { threadId: this.threadId } });
+      const marked = this.#store.keepsSideRecords ? { [WRITES_MARK.key]: WRITES_MARK.value } : {};
+      session = await this.#store.session(this.sessionName, { kind: SESSION_KIND, metadata: { threadId: this.threadId, ...marked } });
     } else {
       try {
         session = await this.#store.getSession(this.sessionName);
@@ -190,11 +242,22 @@ export class ThreadLog {
       );
     }
     this.#session = session;
+    this.#partialOk = info.metadata[WRITES_MARK.key] === WRITES_MARK.value && session.keepsSideRecords;
     return session;
   }
 
-  async #rebuild(session: Session, version: number): Promise<ThreadIndex> {
-    // The version is read before the rows: rows newer than it only make the next check rebuild again.
+  /** The kept index if it is of `version` and holds `need`, else a partial one if that does, else a complete one. */
+  async #indexFor(session: Session, version: number, need: IndexNeed): Promise<ThreadIndex> {
+    const kept = this.#index;
+    if (kept?.version === version) {
+      if (satisfies(kept, need)) return kept;
+      // Else the rows are those it was made from: only all of them can tell more.
+    } else if (this.#partialOk && !need.complete) {
+      // The version is read before the rows: rows newer than it only make the next check read again.
+      const [newest] = await session.list({ order: "desc", limit: 1 });
+      const partial = ThreadIndex.fromNewest(version, newest);
+      if (partial && satisfies(partial, need)) return (this.#index = partial);
+    }
     const index = new ThreadIndex(version, await session.list());
     this.#index = index;
     return index;

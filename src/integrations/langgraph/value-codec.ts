@@ -9,9 +9,18 @@
 // that are not plain (a LangChain message, a Date, a Set) go through the serializer — each
 // on its own, with the serializer's exact rules (see `#walk`). The result is the value that
 // JSON.parse of the serializer's text would give.
+//
+// Reading back, only the sub-trees the serializer gives a meaning to go through it, and a
+// LangChain object (a message) with nothing inside for the serializer to revive goes
+// straight to what the serializer ends in for it, LangChain's `load` (lc-revive.ts): the
+// serializer's own pass before (a promise per field, a stringify and a parse) and load's
+// (the same again) made reading a long message list ~10× slower than building the messages.
 import { Buffer } from "node:buffer";
+import { isDeepStrictEqual } from "node:util";
+import { load } from "@langchain/core/load";
 import { DeltaSnapshot, JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { setOwn } from "../../core/own.js";
+import { isConstructorRecord, loadConstructor } from "./lc-revive.js";
 
 /** A value as a state holds it: parsed JSON, or the serializer's bytes with their type. */
 export type StoredValue = { readonly json: unknown } | { readonly type: string; readonly base64: string };
@@ -32,6 +41,8 @@ export interface CodecOptions {
   readonly reuseSerializable?: boolean;
 }
 
+const utf8 = new TextDecoder();
+
 /** Walking further than this is left to the serializer (it also handles cycles). */
 const MAX_DEPTH = 200;
 
@@ -44,6 +55,25 @@ interface Known {
   /** A plain object: compared with `json` on every use, so a change in place is seen. */
   readonly plain: boolean;
 }
+
+/** A stored sub-tree the revive left for the serializer (or `load`): where its value goes. */
+interface Revival {
+  readonly json: Record<string, unknown>;
+  readonly target: Record<string, unknown> | unknown[];
+  readonly key: string | number;
+}
+
+/**
+ * A message as JsonPlusSerializer stores one, to check once that `load` as imported here
+ * is the one the serializer calls (one copy of @langchain/core): both must give an object
+ * of the same class and content.
+ */
+const PROBE = JSON.stringify({
+  lc: 1,
+  type: "constructor",
+  id: ["langchain_core", "messages", "HumanMessage"],
+  kwargs: { content: "probe", id: "probe", additional_kwargs: {}, response_metadata: {} },
+});
 
 /** An object the walk left for the serializer: where its JSON goes once known. */
 interface Pending {
@@ -61,6 +91,8 @@ export class ValueCodec {
    * items are checked against it on use; serializable objects are trusted (see options).
    */
   readonly #known = new WeakMap<object, Known>();
+  /** Whether `load` here is the serializer's (checked once, on the first LangChain object read back). */
+  #loadsDirectly: Promise<boolean> | undefined;
 
   constructor(serde: SerializerProtocol, options: CodecOptions = {}) {
     this.#serde = serde;
@@ -82,7 +114,7 @@ export class ValueCodec {
       }
     }
     const [type, bytes] = await this.#serde.dumpsTyped(value);
-    if (type === "json") return { json: JSON.parse(new TextDecoder().decode(bytes)) as unknown };
+    if (type === "json") return { json: JSON.parse(utf8.decode(bytes)) as unknown };
     return { type, base64: Buffer.from(bytes).toString("base64") };
   }
 
@@ -97,10 +129,23 @@ export class ValueCodec {
       return this.#serde.loadsTyped(stored.type, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     }
     if (!this.#jsonPlus) return this.#serde.loadsTyped("json", JSON.stringify(stored.json));
-    const pending: Promise<void>[] = [];
+    const pending: Revival[] = [];
     const holder: unknown[] = [undefined];
     holder[0] = this.#revive(stored.json, pending, holder, 0);
-    if (pending.length > 0) await Promise.all(pending);
+    if (pending.length > 0) {
+      const direct = await (this.#loadsDirectly ??= sameLoad(this.#serde));
+      await Promise.all(
+        pending.map(async ({ json, target, key }) => {
+          const serializable = isSerializedConstructor(json);
+          const value = (await (direct && isConstructorRecord(json) && !holdsLc(json, 0)
+            ? loadConstructor(json)
+            : this.#serde.loadsTyped("json", JSON.stringify(json)))) as unknown;
+          if (this.#reuseSerializable && serializable && typeof value === "object" && value !== null) this.#known.set(value, { json, plain: false });
+          if (Array.isArray(target)) target[key as number] = value;
+          else setOwn(target, key as string, value);
+        }),
+      );
+    }
     return holder[0];
   }
 
@@ -194,7 +239,7 @@ export class ValueCodec {
         const [type, bytes] = await this.#serde.dumpsTyped(p.value);
         // Bytes inside a JSON value (a Uint8Array in a list) only the whole-value path encodes.
         if (type !== "json") throw new UseSerializer();
-        const json = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+        const json = JSON.parse(utf8.decode(bytes)) as unknown;
         if (this.#reuseSerializable && isSerializedConstructor(json)) this.#known.set(p.value, { json, plain: false });
         for (const s of p.slots) {
           if (Array.isArray(s.target)) s.target[s.key as number] = json;
@@ -211,7 +256,7 @@ export class ValueCodec {
    * those sub-trees alone gives what reviving the whole value would — except that a
    * `__proto__` key stays a key here, where its reviver would make it the object's prototype.
    */
-  #revive(json: unknown, pending: Promise<void>[], target: Record<string, unknown> | unknown[], key: string | number): unknown {
+  #revive(json: unknown, pending: Revival[], target: Record<string, unknown> | unknown[], key: string | number): unknown {
     if (typeof json !== "object" || json === null) return json;
     if (Array.isArray(json)) {
       const out = new Array<unknown>(json.length);
@@ -223,15 +268,7 @@ export class ValueCodec {
       return out;
     }
     if (Object.hasOwn(json, "lc")) {
-      pending.push(
-        (this.#serde.loadsTyped("json", JSON.stringify(json)) as Promise<unknown>).then((value) => {
-          if (this.#reuseSerializable && typeof value === "object" && value !== null && isSerializedConstructor(json)) {
-            this.#known.set(value, { json, plain: false });
-          }
-          if (Array.isArray(target)) target[key as number] = value;
-          else setOwn(target, key as string, value);
-        }),
-      );
+      pending.push({ json: json as Record<string, unknown>, target, key });
       return null;
     }
     const out: Record<string, unknown> = {};
@@ -249,6 +286,45 @@ function isPlainObject(v: object): boolean {
 
 function isDeltaSnapshot(v: object): v is DeltaSnapshot {
   return v instanceof DeltaSnapshot && typeof (v as { toJSON?: unknown }).toJSON !== "function";
+}
+
+/**
+ * Whether `load` imported here is the one the serializer calls: both revive PROBE to an
+ * object of the same class with the same fields. False on any doubt (two copies of
+ * @langchain/core installed): everything then goes through the serializer.
+ */
+async function sameLoad(serde: SerializerProtocol): Promise<boolean> {
+  try {
+    const [a, b] = (await Promise.all([serde.loadsTyped("json", PROBE), load(PROBE)])) as [unknown, unknown];
+    return (
+      typeof a === "object" &&
+      a !== null &&
+      typeof b === "object" &&
+      b !== null &&
+      Object.getPrototypeOf(a) === Object.getPrototypeOf(b) &&
+      isDeepStrictEqual(a, b)
+    );
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether stored JSON holds, below its top, an object with an `lc` key — one the serializer
+ * might revive before handing its parent to `load` (an undefined, a Set, a nested message).
+ * Without one, the serializer's pass over the object only copies it, and `load` alone gives
+ * its result.
+ */
+function holdsLc(json: unknown, depth: number): boolean {
+  if (typeof json !== "object" || json === null) return false;
+  if (depth > 0 && !Array.isArray(json) && Object.hasOwn(json, "lc")) return true;
+  if (depth > MAX_DEPTH) return true;
+  if (Array.isArray(json)) {
+    for (const x of json) if (holdsLc(x, depth + 1)) return true;
+    return false;
+  }
+  for (const k in json) if (Object.hasOwn(json, k) && holdsLc((json as Record<string, unknown>)[k], depth + 1)) return true;
+  return false;
 }
 
 /** LangChain's serialized form of a Serializable object (a message, a document): a value object. */
