@@ -45,19 +45,8 @@ import { checkName } from "../../core/ids.js";
 import { getOwn, setOwn } from "../../core/own.js";
 import { openStore, type OpenOptions, type Store } from "../../timeline/store.js";
 import { checkThreadId, describe, readOptionalTarget, readSelection, readTarget } from "./config.js";
-import {
-  CARRIED_KEY,
-  ENTRY_FORMAT,
-  buildEntry,
-  inLangGraphOrder,
-  mergeWrites,
-  parseEntry,
-  sameCarried,
-  withWrites,
-  type ChannelVersion,
-  type EntryContent,
-  type StoredWrite,
-} from "./entry.js";
+import { CARRIED_KEY, ENTRY_FORMAT, buildEntry, inLangGraphOrder, mergeWrites, parseEntry, sameCarried, withWrites } from "./entry.js";
+import type { ChannelVersion, EntryContent, StoredWrite } from "./entry.js";
 import { rowMetadata, type EntryInfo, type ThreadIndex } from "./thread-index.js";
 import { EntryCache, SESSION_KIND, ThreadLog } from "./thread-log.js";
 import { recordOfWrite, writeOfRecord, writesByScope, writesScope } from "./write-records.js";
