@@ -18,7 +18,7 @@
 // `--quick` runs a smaller generated tree and fewer rounds (for trying the harness, not for
 // numbers) and leaves bench/results/workspace.md alone.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,6 +40,7 @@ import {
 } from "./lib/workspace-fixtures.js";
 import { Rng } from "./lib/workloads.js";
 import { publish, runMain } from "./lib/report.js";
+import { checkDistFresh } from "./lib/cli.js";
 
 const QUICK = process.argv.includes("--quick");
 const CONFIG = {
@@ -448,27 +449,6 @@ function processStart(dir: string): void {
 }
 
 // ---------------------------------------------------------------- main
-
-/** The CLI runs dist/ (bin/forge.js); a dist/ older than src/ would measure old code. */
-function checkDistFresh(): void {
-  const main = join(REPO, "dist", "cli", "main.js");
-  if (!existsSync(main)) throw new Error("dist/ is missing: run `npm run build` first (bin/forge.js runs dist/)");
-  const built = statSync(main).mtimeMs;
-  let newest = 0;
-  let which = "";
-  const walk = (d: string) => {
-    for (const e of readdirSync(d, { withFileTypes: true })) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) walk(p);
-      else if (e.name.endsWith(".ts")) {
-        const m = statSync(p).mtimeMs;
-        if (m > newest) [newest, which] = [m, p];
-      }
-    }
-  };
-  walk(join(REPO, "src"));
-  if (newest > built) throw new Error(`dist/ is older than ${which}: run \`npm run build\` first (bin/forge.js runs dist/)`);
-}
 
 async function main(): Promise<void> {
   const started = process.hrtime.bigint();
