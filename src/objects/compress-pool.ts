@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { pack, type Effort } from "./codec.js";
+import type { FileRead } from "./read-pack.js";
 
 const WORKER_FILE = new URL("./compress-worker.js", import.meta.url);
 /** The worker runs compiled JavaScript; run from TypeScript sources (tests), packing stays in place. */
@@ -75,9 +76,6 @@ export async function packMany(items: readonly Uint8Array[], effort: Effort): Pr
 /** Whether `readFiles` can run (the worker is compiled JavaScript: not from TypeScript sources). */
 export const filesWorkerAvailable = WORKER_AVAILABLE;
 
-/** A file read, hashed and packed by the worker: its blob's hash and size, or why it could not be read. */
-export type WorkerFile = { readonly hash: string; readonly size: number } | { readonly error: string };
-
 /**
  * Reads `paths` (absolute, with the sizes the walk saw) on the worker thread: each file's
  * hash and size, and the packed objects of them all (deduplicated within the batch), ready
@@ -86,7 +84,7 @@ export type WorkerFile = { readonly hash: string; readonly size: number } | { re
 export async function readFiles(
   paths: readonly string[],
   sizes: readonly number[],
-): Promise<{ files: WorkerFile[]; objects: { hash: string; data: Uint8Array }[] }> {
+): Promise<{ files: FileRead[]; objects: { hash: string; data: Uint8Array }[] }> {
   const w = getWorker();
   w.ref();
   const id = nextId++;

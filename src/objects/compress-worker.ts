@@ -4,10 +4,8 @@
 //   a big snapshot reads, hashes and compresses on both cores (the main thread does the
 //   same for its share of the files).
 import { parentPort } from "node:worker_threads";
-import { readBlob } from "./blob-read.js";
 import { pack, type Effort } from "./codec.js";
-import { blobObjects } from "./file-tree.js";
-import { nodeLimitProblem } from "./limits.js";
+import { readAndPack } from "./read-pack.js";
 
 interface PackJob {
   readonly kind?: "pack";
@@ -53,33 +51,11 @@ function packJob(job: PackJob): void {
 }
 
 function filesJob(job: FilesJob): void {
+  const { files, objects } = readAndPack(job.paths, job.sizes);
   // Per file: [hash, size] once read, or [null, error code].
-  const files: [string | null, number | string][] = [];
-  const hashes: string[] = [];
-  const packed: Uint8Array[] = [];
-  const seen = new Set<string>();
-  for (let i = 0; i < job.paths.length; i++) {
-    let blob: Buffer;
-    try {
-      blob = readBlob(job.paths[i] as string, job.sizes[i] as number);
-    } catch (e) {
-      const err = e as NodeJS.ErrnoException;
-      files.push([null, err.code ?? err.message]);
-      continue;
-    }
-    const { hash, objects } = blobObjects(blob);
-    files.push([hash, blob.length - 1]);
-    for (const [h, raw] of objects) {
-      if (seen.has(h)) continue;
-      seen.add(h);
-      const problem = nodeLimitProblem(raw);
-      if (problem !== null) throw new Error(`object ${h} cannot be stored: ${problem}`);
-      hashes.push(h);
-      packed.push(pack(raw, "fast"));
-    }
-  }
-  const { data, ends } = concat(packed);
-  parentPort?.postMessage({ id: job.id, files, hashes, data, ends }, [data.buffer as ArrayBuffer]);
+  const rows = files.map((f) => ("error" in f ? [null, f.error] : [f.hash, f.size]));
+  const { data, ends } = concat(objects.map((o) => o.data));
+  parentPort?.postMessage({ id: job.id, files: rows, hashes: objects.map((o) => o.hash), data, ends }, [data.buffer as ArrayBuffer]);
 }
 
 parentPort?.on("message", (job: PackJob | FilesJob) => {

@@ -3,9 +3,8 @@
 // codec of src/objects/file-tree.ts. Paths are relative to the root, "/"-separated.
 import { lstatSync, readdirSync, readlinkSync, type Stats } from "node:fs";
 import { readBlob } from "../../objects/blob-read.js";
-import { pack } from "../../objects/codec.js";
 import { filesWorkerAvailable, readFiles } from "../../objects/compress-pool.js";
-import { nodeLimitProblem } from "../../objects/limits.js";
+import { readAndPack, type FileRead } from "../../objects/read-pack.js";
 import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE, statBuffer, walkLstat } from "./fast-stat.js";
 import { ForgeError } from "../../core/errors.js";
 import type { Hash } from "../../objects/hash.js";
@@ -289,11 +288,8 @@ const SHARED_MIN_BYTES = 8 * 1024 * 1024;
 const CHUNK_FILES = 200;
 const CHUNK_BYTES = 2 * 1024 * 1024;
 
-/** What reading one pending file gave: its blob's hash and size, or why it could not be read. */
-type Read = { readonly hash: Hash; readonly size: number } | { readonly error: string };
-
 /** Records what reading `p` gave in the scan (and the stat cache), as `hashPending` does. */
-function recordRead(scan: Scan, cache: StatCache, p: Pending, r: Read): void {
+function recordRead(scan: Scan, cache: StatCache, p: Pending, r: FileRead): void {
   if ("error" in r) {
     if (r.error === "ENOENT") return; // removed since the walk
     scan.unreadable.set(p.path, r.error);
@@ -340,28 +336,13 @@ async function hashShared(
     newBytes += (await store.putPacked(objects)).newBytes;
   };
   const here = async (c: readonly Pending[]) => {
-    const objects: { hash: Hash; data: Uint8Array }[] = [];
-    const seen = new Set<Hash>();
-    for (const p of c) {
-      let blob: Buffer;
-      try {
-        blob = readBlob(`${root}/${p.path}`, p.st.size);
-      } catch (e) {
-        const err = e as NodeJS.ErrnoException;
-        recordRead(scan, cache, p, { error: err.code ?? err.message });
-        continue;
-      }
-      const { hash, objects: raw } = blobObjects(blob);
-      recordRead(scan, cache, p, { hash, size: blob.length - 1 });
-      for (const [h, bytes] of raw) {
-        if (seen.has(h)) continue;
-        seen.add(h);
-        const problem = nodeLimitProblem(bytes);
-        if (problem !== null) throw new ForgeError("INVALID_STATE", `file ${p.path} cannot be stored: ${problem}`);
-        objects.push({ hash: h, data: pack(bytes, "fast") });
-      }
-    }
-    await put(objects);
+    const got = readAndPack(
+      c.map((p) => `${root}/${p.path}`),
+      c.map((p) => p.st.size),
+      c.map((p) => p.path),
+    );
+    for (const [i, p] of c.entries()) recordRead(scan, cache, p, got.files[i] as FileRead);
+    await put(got.objects);
     done += c.length;
     onProgress?.(done, total);
   };
@@ -380,7 +361,7 @@ async function hashShared(
         await here(c);
         return;
       }
-      for (const [i, p] of c.entries()) recordRead(scan, cache, p, got.files[i] as Read);
+      for (const [i, p] of c.entries()) recordRead(scan, cache, p, got.files[i] as FileRead);
       await put(got.objects);
       done += c.length;
       onProgress?.(done, total);
