@@ -7,15 +7,22 @@
 // folders made private (0700) and used only while they are owned by this user and writable by
 // nobody else — bytecode from a file someone else could write would be code run as this user. V8
 // itself refuses a cache made by another V8, other flags or another source
-// (cachedDataRejected); the file is then written again. It is written after the command ran,
-// so it holds the functions that command compiled, and only when it was missing or refused.
+// (cachedDataRejected); the file is then written again.
+//
+// The cache is written after a command ran, so it holds the functions that command compiled
+// (V8 compiles a function when it is first called). A command whose functions the cache does
+// not hold yet (`files status` after only `forge init` ran) would compile them on every run,
+// so the commands a cache was written after are listed beside it (<key>.cmds), and a command
+// not in the list writes the cache again: it then holds what both compiled. A new cache file
+// (a rebuilt bundle, another Node) removes the ones nobody has written for a week.
 // FORGE_NO_CODE_CACHE=1 turns it off. Every failure to read or write it only costs time.
-import { createHash } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { Script, constants as vmConstants } from "node:vm";
+"use strict";
+const { createHash } = require("node:crypto");
+const { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } = require("node:fs");
+const { createRequire } = require("node:module");
+const { tmpdir } = require("node:os");
+const { dirname, join } = require("node:path");
+const { Script, constants: vmConstants } = require("node:vm");
 
 /** The folder for the cache, if it can be trusted (made when missing); null otherwise. */
 function cacheDir() {
@@ -36,8 +43,43 @@ function cacheDir() {
   }
 }
 
-/** Loads the CommonJS bundle at `file` through the code cache and returns its exports. */
-export function loadBundle(file) {
+/** How many commands one cache lists at most (then it is no longer written for a new one). */
+const MAX_COMMANDS = 64;
+/** A cache file nobody has written for this long belongs to a bundle or a Node that is gone. */
+const STALE_MS = 7 * 24 * 3600 * 1000;
+
+/** Writes `data` to `path` whole or not at all (a temporary file renamed over it). */
+function writeWhole(path, data) {
+  const tmp = `${path}.${process.pid}.tmp`;
+  try {
+    writeFileSync(tmp, data, { mode: 0o600 });
+    renameSync(tmp, path);
+  } catch {
+    try {
+      unlinkSync(tmp);
+    } catch {}
+  }
+}
+
+/** Removes the cache files (and leftovers) of `dir` last written more than a week ago, but `keep`. */
+function removeStale(dir, keep) {
+  try {
+    const now = Date.now();
+    for (const name of readdirSync(dir)) {
+      if (name.startsWith(keep) || !/\.(?:bin|cmds|tmp)$/.test(name)) continue;
+      const path = join(dir, name);
+      if (now - lstatSync(path).mtimeMs > STALE_MS) unlinkSync(path);
+    }
+  } catch {}
+}
+
+/**
+ * Loads the CommonJS bundle at `file` through the code cache. Returns its exports and
+ * `save(command)`, to call once the command ran, with the words that name it ("forge files
+ * status"): it writes the cache when there was none or V8 refused it, or when the cache was
+ * never written after that command (see above).
+ */
+function loadBundle(file) {
   const source = readFileSync(file, "utf8");
   const dir = cacheDir();
   // Named by the bundle file and the runtime: a rebuilt bundle or another Node gets a file of its own.
@@ -45,13 +87,17 @@ export function loadBundle(file) {
   const key = createHash("sha256")
     .update(`${file}\0${st.size}\0${st.mtimeMs}\0${st.ino}\0${process.version}\0${process.arch}\0${process.execArgv.join(" ")}`)
     .digest("hex");
-  const cacheFile = dir === null ? null : join(dir, `${key.slice(0, 32)}.bin`);
+  const name = key.slice(0, 32);
+  const cacheFile = dir === null ? null : join(dir, `${name}.bin`);
+  const listFile = dir === null ? null : join(dir, `${name}.cmds`);
   let cachedData;
+  let commands = [];
   if (cacheFile !== null) {
     try {
       cachedData = readFileSync(cacheFile);
+      commands = readFileSync(listFile, "utf8").split("\n");
     } catch {
-      cachedData = undefined;
+      // No cache, or no list: the cache is written after this command.
     }
   }
   const wrapper = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
@@ -63,19 +109,14 @@ export function loadBundle(file) {
   });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
-  const save =
-    cacheFile !== null && (cachedData === undefined || script.cachedDataRejected)
-      ? () => {
-          const tmp = `${cacheFile}.${process.pid}.tmp`;
-          try {
-            writeFileSync(tmp, script.createCachedData(), { mode: 0o600 });
-            renameSync(tmp, cacheFile);
-          } catch {
-            try {
-              unlinkSync(tmp);
-            } catch {}
-          }
-        }
-      : () => {};
+  const fresh = cachedData === undefined || script.cachedDataRejected;
+  const save = (command = "") => {
+    if (cacheFile === null || !(fresh || (!commands.includes(command) && commands.length < MAX_COMMANDS))) return;
+    writeWhole(cacheFile, script.createCachedData());
+    writeWhole(listFile, (fresh ? [command] : [...commands, command]).join("\n"));
+    if (cachedData === undefined) removeStale(dir, name);
+  };
   return { exports: module.exports, save };
 }
+
+module.exports = { loadBundle };

@@ -4,8 +4,10 @@
 // scripts and agent hosts should cost Node's start and nothing more. Every other command
 // runs the bundled CLI (scripts/bundle-cli.mjs: one script instead of ~100 modules) through
 // V8's code cache (code-cache.js), or the compiled modules when the build made no bundle.
-import { existsSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+// CommonJS (bin/package.json): Node's ES module loader is loaded only when a command needs it.
+"use strict";
+const { existsSync, readFileSync } = require("node:fs");
+const { join } = require("node:path");
 
 const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
@@ -13,17 +15,33 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   process.stdout.on("error", (e) => {
     if (e.code !== "EPIPE") throw e;
   });
-  process.stdout.write(`${JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version}\n`);
+  process.stdout.write(`${JSON.parse(readFileSync(join(__dirname, "..", "package.json"), "utf8")).version}\n`);
 } else {
-  const bundled = fileURLToPath(new URL("../dist/cli-bundle/forge.cjs", import.meta.url));
+  const bundled = join(__dirname, "..", "dist", "cli-bundle", "forge.cjs");
   // FORGE_NO_BUNDLE=1: the compiled modules one by one (tests that watch which modules a command loads).
-  if (existsSync(bundled) && process.env.FORGE_NO_BUNDLE !== "1") {
-    const { loadBundle } = await import("./code-cache.js");
-    const { exports, save } = loadBundle(bundled);
-    process.exitCode = await exports.main(process.argv);
-    save();
-  } else {
-    const { main } = await import("../dist/cli/main.js");
-    process.exitCode = await main(process.argv);
-  }
+  const run =
+    existsSync(bundled) && process.env.FORGE_NO_BUNDLE !== "1"
+      ? async () => {
+          // A command that walks the work tree has its folders listed on the other core while the CLI loads.
+          const bundleDir = join(__dirname, "..", "dist", "cli-bundle");
+          const preload =
+            process.env.FORGE_NO_PRELOAD !== "1" && require(join(bundleDir, "walk-preload-start.cjs")).walksWorkTree(args)
+              ? require(join(bundleDir, "walk-preload-start.cjs")).startWalkPreload(process.cwd(), join(bundleDir, "walk-preload-worker.cjs"))
+              : undefined;
+          const { loadBundle } = require("./code-cache.js");
+          const { exports, save } = loadBundle(bundled);
+          exports.adoptWalkPreload?.(preload);
+          process.exitCode = await exports.main(process.argv);
+          // The code cache holds the bytecode of the commands it was written after: this one's words ("forge files status").
+          save(exports.lastCommand?.() ?? "");
+        }
+      : async () => {
+          const { main } = await import("../dist/cli/main.js");
+          process.exitCode = await main(process.argv);
+        };
+  run().catch((e) => {
+    // main() reports every error itself; this is a failure to load the CLI at all.
+    process.stderr.write(`forge: ${e?.stack ?? e}\n`);
+    process.exitCode = 1;
+  });
 }

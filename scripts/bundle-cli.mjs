@@ -14,11 +14,17 @@
 // jsdiff, cli-progress, Preact) and LangChain. Small pure-JavaScript packages every command
 // needs (commander, ulid, …) are inside, so their compiled code is cached too.
 //
+// Node's own modules other than fs and path are loaded on first use (`lazyBuiltins`): the
+// bundle's modules all run their imports when it loads, and ~70 of Node's internal modules
+// behind child_process, worker_threads, readline, streams, crypto… cost a `files status`
+// ~10 ms though it uses few of them.
+//
 // The worker scripts are ES modules of their own beside it, so that
 // `new URL("./x.js", import.meta.url)` in the bundle finds them. `import.meta.url` is the
 // bundle's own URL, two levels under the package root like dist/cli/…, so the sources' other
 // relative URLs (package.json, the web page's folder) hold.
 import { build } from "esbuild";
+import { createRequire } from "node:module";
 import { existsSync, renameSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -48,6 +54,39 @@ const external = [
   "preact/*",
   "@langchain/*",
 ];
+/** Node's modules that every command needs at once (and that Node has loaded before any script runs). */
+const EAGER = new Set(["fs", "path"]);
+const requireHere = createRequire(import.meta.url);
+
+/**
+ * Each `node:X` import (X not in EAGER) becomes a module of getters that loads X on the first
+ * property read. Its names are X's at build time: the build runs on the Node the package
+ * supports, and a name read that X lacks is undefined either way.
+ */
+const lazyBuiltins = {
+  name: "lazy-builtins",
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) => {
+      const name = args.path.slice(5);
+      if (args.namespace === "lazy-builtin" || EAGER.has(name)) return { path: args.path, external: true };
+      return { path: name, namespace: "lazy-builtin" };
+    });
+    b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => {
+      const keys = Object.keys(requireHere(`node:${args.path}`)).filter((k) => k !== "default" && k !== "__esModule");
+      return {
+        loader: "js",
+        contents: `let m;
+const load = () => (m ??= require(${JSON.stringify(`node:${args.path}`)}));
+const out = { __esModule: undefined };
+for (const k of ${JSON.stringify(keys)}) Object.defineProperty(out, k, { enumerable: true, get: () => load()[k] });
+Object.defineProperty(out, "default", { enumerable: false, get: load });
+module.exports = out;
+`,
+      };
+    });
+  },
+};
+
 const common = {
   bundle: true,
   platform: "node",
@@ -66,6 +105,7 @@ await build({
   entryPoints: [join(dist, "cli", "main.js")],
   outfile: join(tmp, "forge.cjs"),
   format: "cjs",
+  plugins: [lazyBuiltins],
   define: { "import.meta.url": "__forgeBundleUrl" },
   banner: { js: 'const __forgeBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
 });
@@ -78,6 +118,18 @@ await build({
   outdir: tmp,
   format: "esm",
   banner: { js: "import { createRequire as __forgeRequire } from 'node:module'; const require = __forgeRequire(import.meta.url);" },
+});
+// The walk preload: its starter (required by bin/forge.js before the CLI loads) and its
+// worker, each a small CommonJS script of its own so that both start in a few milliseconds.
+await build({
+  ...common,
+  entryPoints: {
+    "walk-preload-start": join(dist, "domains", "workspace", "walk-preload-start.js"),
+    "walk-preload-worker": join(dist, "domains", "workspace", "walk-preload-worker.js"),
+  },
+  outdir: tmp,
+  outExtension: { ".js": ".cjs" },
+  format: "cjs",
 });
 // Swapped in whole: a forge process starting meanwhile finds the old bundle or, for an
 // instant, none (and then loads dist/cli/main.js).

@@ -101,6 +101,7 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
     .option("--json", "print JSON for scripts (an error too: one JSON object on stdout)")
     .hook("preAction", (_program, action) => {
       failing = action;
+      ran = commandPath(action);
     });
   const word = commandWord(argv);
   const wanted = MODULES.filter((m) => word !== undefined && m.names.includes(word));
@@ -111,6 +112,13 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
 
 /** The command whose action runs, or whose command line commander refused: named in a usage error's hint. */
 let failing: Command | undefined;
+/** The words of the last command whose action ran ("forge files status"). */
+let ran = "";
+
+/** The words of the command `main` last ran ("forge files status"; "" when none ran): bin/code-cache.js keeps the bytecode each command compiled. */
+export function lastCommand(): string {
+  return ran;
+}
 
 /**
  * Every command alike: errors thrown to `main` (not printed by commander, so that `report`
@@ -127,6 +135,9 @@ function configure(cmd: Command): void {
   cmd.configureHelp({ ...cmd.configureHelp(), showGlobalOptions: true });
   for (const sub of cmd.commands) configure(sub);
 }
+
+/** bin/forge.js hands over the walk preload it started (domains/workspace/walk-preload.ts). */
+export { adoptWalkPreload } from "../operations/files/preload.js";
 
 export async function main(argv: string[]): Promise<number> {
   guardStdout();

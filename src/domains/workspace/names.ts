@@ -14,3 +14,21 @@ export function countChanges(changes: readonly FileChange[]): Record<FileChange[
   for (const c of changes) out[c.kind]++;
   return out;
 }
+
+/**
+ * The order the walk meets paths in: folder by folder, names in code-unit order, a folder's
+ * content right after it ("a", "a/b", "a-c"). Lists kept in a snapshot's summary use it, so
+ * they do not depend on how the tree was gathered.
+ */
+export function walkOrder(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let k = 0; k < n; k++) {
+    const ca = a.charCodeAt(k);
+    const cb = b.charCodeAt(k);
+    if (ca === cb) continue;
+    if (ca === 47) return -1; // "/": a's name ended first
+    if (cb === 47) return 1;
+    return ca - cb;
+  }
+  return a.length - b.length;
+}

@@ -10,6 +10,7 @@ import type { ObjectStore } from "../../objects/object-store.js";
 import { IgnoreRules } from "./ignore-rules.js";
 import type { SecretFilesOption } from "./secret-files.js";
 import { StatCacheFile } from "./stat-cache.js";
+import { takeWalkPreload } from "./walk-preload.js";
 import { type PriorWalk, fileNow, hashPending, scanTree, scanTreeFrom, walkOrder } from "./walk.js";
 
 /** A walk of the files: the tree, what could not be read, and the bytes it stored. */
@@ -65,11 +66,18 @@ export class Scanner {
       maxFileBytes: this.#maxFileBytes,
     });
     const prior = changed === undefined ? null : this.#lastWalk;
+    // What the other core listed since the process started: for this walk only, and a full one.
+    const preload = takeWalkPreload(this.#root);
     const first = options();
     const hinted = prior === null || changed === undefined ? undefined : scanTreeFrom(first, prior, changed);
     // A limited walk that gave up has entered folders of its rules: a full walk starts with fresh ones.
     const used = hinted !== undefined || prior === null ? first : options();
-    const scan = hinted ?? scanTree(used);
+    let scan: ReturnType<typeof scanTree>;
+    try {
+      scan = hinted ?? scanTree(preload === undefined ? used : { ...used, preload });
+    } finally {
+      preload?.close();
+    }
     const { newBytes } = await hashPending(
       scan,
       this.#root,
@@ -90,6 +98,7 @@ export class Scanner {
 
   /** The files change under this object now (a restore): no walk limited to a hint until everything was walked again. */
   forgetLastWalk(): void {
+    takeWalkPreload(this.#root)?.close(); // it saw the files as they were
     this.#lastWalk = null;
     this.#lastWalkNo = ++this.#walks;
   }

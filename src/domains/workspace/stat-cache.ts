@@ -76,6 +76,16 @@ function decode(buf: Buffer): { writtenAt: number; columns: Columns } | undefine
   return { writtenAt, columns: { paths, nums, hex: buf.toString("hex", hashAt, textAt), index } };
 }
 
+/** The paths a cache file holds (its last section alone), or undefined if it is not one: what the walk preload lists. */
+export function cachedPaths(buf: Buffer): string[] | undefined {
+  if (buf.length < HEADER || buf.readUInt32LE(0) !== MAGIC) return undefined;
+  const count = buf.readUInt32LE(4);
+  const textAt = HEADER + count * NUMS * 8 + count * 32;
+  if (buf.length !== textAt + buf.readUInt32LE(16)) return undefined;
+  const paths = buf.toString("utf8", textAt).split("\0");
+  return paths.pop() === "" && paths.length === count ? paths : undefined;
+}
+
 /** The cache file's contents, for tools and tests; undefined if it is missing or damaged. */
 export function readCacheFile(path: string): { writtenAt: number; entries: Map<string, Entry> } | undefined {
   let buf: Buffer;

@@ -11,7 +11,11 @@ import type { Hash } from "../../objects/hash.js";
 import { blobObjects, type DirInfo, type FileInfo, type Tree } from "../../objects/file-tree.js";
 import type { ObjectStore } from "../../objects/object-store.js";
 import type { IgnoreRules } from "./ignore-rules.js";
+import { FAILED, GONE, STAT_WORDS, type PreloadedDir, type WalkPreload } from "./walk-preload.js";
 import type { StatCache, StatSignature } from "./stat-cache.js";
+import { walkOrder } from "./names.js";
+
+export { walkOrder };
 
 export interface ScanOptions {
   readonly root: string;
@@ -19,6 +23,8 @@ export interface ScanOptions {
   readonly cache: StatCache;
   /** Files bigger than this are listed as too large, not stored. */
   readonly maxFileBytes: number;
+  /** Folders already listed and lstat'ed on the other core (walk-preload.ts): a full walk takes them from it. */
+  readonly preload?: WalkPreload;
 }
 
 /** A file the walk found whose content must be read (its stat is not in the cache). */
@@ -163,24 +169,6 @@ export function scanTreeFrom(options: ScanOptions, prior: PriorWalk, changed: It
   return w.scan;
 }
 
-/**
- * The order the walk meets paths in: folder by folder, names in code-unit order, a folder's
- * content right after it ("a", "a/b", "a-c"). Lists kept in a snapshot's summary use it, so
- * they do not depend on how the tree was gathered.
- */
-export function walkOrder(a: string, b: string): number {
-  const n = Math.min(a.length, b.length);
-  for (let k = 0; k < n; k++) {
-    const ca = a.charCodeAt(k);
-    const cb = b.charCodeAt(k);
-    if (ca === cb) continue;
-    if (ca === 47) return -1; // "/": a's name ended first
-    if (cb === 47) return 1;
-    return ca - cb;
-  }
-  return a.length - b.length;
-}
-
 function parentOf(path: string): string {
   const i = path.lastIndexOf("/");
   return i < 0 ? "" : path.slice(0, i);
@@ -197,7 +185,7 @@ function walker(options: ScanOptions): {
   list: (dir: string, mode: number, size: number, descend: (path: string, perm: number, size: number) => void, mustExist?: boolean) => boolean;
   full: (dir: string, mode: number, size: number) => void;
 } {
-  const { root, ignore, cache, maxFileBytes } = options;
+  const { root, ignore, cache, maxFileBytes, preload } = options;
   const files = new Map<string, FileInfo>();
   const dirs = new Map<string, DirInfo>();
   const pending: Pending[] = [];
@@ -212,9 +200,10 @@ function walker(options: ScanOptions): {
   // Returns false if the folder could not be read; with `mustExist`, a folder that is not
   // there (or not a folder) is not recorded at all.
   const list = (dir: string, mode: number, size: number, descend: (path: string, perm: number, size: number) => void, mustExist = false): boolean => {
-    let names: string[];
+    const pre = preload?.take(dir);
+    let names: readonly string[];
     try {
-      names = readdirSync(dir === "" ? root : `${root}/${dir}`);
+      names = pre !== undefined ? pre.names : readdirSync(dir === "" ? root : `${root}/${dir}`).sort();
     } catch (e) {
       const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
       if (dir === "") throw new ForgeError("INVALID_ARGUMENT", `cannot read the workspace folder ${root}: ${why}`);
@@ -228,16 +217,22 @@ function walker(options: ScanOptions): {
     listed.add(dir);
     dirs.set(dir, { mode });
     if (dir !== "") ignore.enter(dir, names);
-    names.sort();
     const base = dir === "" ? `${root}/` : `${root}/${dir}/`;
     const prefix = dir === "" ? "" : `${dir}/`;
-    for (const name of names) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[k] as string;
       const path = prefix + name;
-      try {
-        if (!lstat(base + name, st)) continue; // removed while we walked
-      } catch (e) {
-        unreadable.set(path, (e as NodeJS.ErrnoException).code ?? (e as Error).message);
-        continue;
+      const at = pre === undefined ? -1 : (pre.at + k) * STAT_WORDS;
+      const seen = at < 0 ? FAILED : (pre as PreloadedDir).stats[at];
+      if (seen === GONE) continue;
+      if (seen !== FAILED) st.set((pre as PreloadedDir).stats.subarray(at, at + STAT_WORDS));
+      else {
+        try {
+          if (!lstat(base + name, st)) continue; // removed while we walked
+        } catch (e) {
+          unreadable.set(path, (e as NodeJS.ErrnoException).code ?? (e as Error).message);
+          continue;
+        }
       }
       const fmt = (st[ST_MODE] as number) & S_IFMT;
       const isDir = fmt === S_IFDIR;

@@ -1,0 +1,46 @@
+// Starts the walk preload (walk-preload.ts) for bin/forge.js, before the CLI is loaded: a
+// module of its own, bundled apart (scripts/bundle-cli.mjs), so that starting it costs only
+// this and Node's worker_threads.
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { MessageChannel, Worker } from "node:worker_threads";
+import { CTL_WORDS, type PreloadHandle } from "./walk-preload.js";
+
+/** `forge files <these>` walk the work tree at once; every `forge hook …` may. */
+const WALKING_FILES_COMMANDS = new Set(["status", "snapshot", "diff", "restore"]);
+
+/** Whether the command line `args` (after `forge`) runs a command that walks the work tree. */
+export function walksWorkTree(args: readonly string[]): boolean {
+  const files = args.indexOf("files");
+  return (files >= 0 && WALKING_FILES_COMMANDS.has(args[files + 1] ?? "")) || args.includes("hook");
+}
+
+/**
+ * Starts the worker script `workerFile` on the workspace around `cwd` (the folder holding the
+ * nearest .forge, as workspace roots are found), if the last walk there left a stat cache to
+ * plan from. Undefined when there is none, or the worker cannot start (the walk then does
+ * everything itself).
+ */
+export function startWalkPreload(cwd: string, workerFile: string): PreloadHandle | undefined {
+  let root: string | undefined;
+  for (let dir = resolve(cwd); root === undefined; ) {
+    if (existsSync(join(dir, ".forge"))) root = dir;
+    else if (dirname(dir) === dir) return undefined;
+    else dir = dirname(dir);
+  }
+  const cacheFile = join(root, ".forge", "stat-cache.bin");
+  if (!existsSync(cacheFile)) return undefined;
+  const startedAt = Date.now();
+  try {
+    const ctl = new Int32Array(new SharedArrayBuffer(4 * CTL_WORDS));
+    const { port1, port2 } = new MessageChannel();
+    const worker = new Worker(workerFile, { workerData: { root, cacheFile, ctl, port: port1 }, transferList: [port1], stdout: false, stderr: false });
+    // It must never keep the process alive, nor fail it: a worker that errs only did not help.
+    worker.on("error", () => {});
+    worker.unref();
+    port2.unref();
+    return { root, startedAt, worker, port: port2, ctl };
+  } catch {
+    return undefined;
+  }
+}
