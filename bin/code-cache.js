@@ -22,6 +22,7 @@ const { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, 
 const { createRequire } = require("node:module");
 const { tmpdir } = require("node:os");
 const { dirname, join } = require("node:path");
+const { fileURLToPath } = require("node:url");
 const { Script, constants: vmConstants } = require("node:vm");
 
 /** The folder for the cache, if it can be trusted (made when missing); null otherwise. */
@@ -119,4 +120,19 @@ function loadBundle(file) {
   return { exports: module.exports, save };
 }
 
-module.exports = { loadBundle };
+let library;
+
+/**
+ * The library bundle (dist/cli-bundle/library.cjs) for the library's entries (dist/index.js and
+ * forge-reasoning/langgraph), loaded once per process; its cache is written at exit.
+ */
+function loadLibrary(url) {
+  if (library === undefined) {
+    const { exports, save } = loadBundle(url instanceof URL ? fileURLToPath(url) : url);
+    process.once("exit", () => save("library"));
+    library = exports;
+  }
+  return library;
+}
+
+module.exports = { loadBundle, loadLibrary };

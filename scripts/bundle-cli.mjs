@@ -25,9 +25,9 @@
 // relative URLs (package.json, the web page's folder) hold.
 import { build } from "esbuild";
 import { createRequire } from "node:module";
-import { existsSync, renameSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const dist = join(root, "dist");
@@ -131,6 +131,65 @@ await build({
   outExtension: { ".js": ".cjs" },
   format: "cjs",
 });
+// The library (`forge-reasoning` and `forge-reasoning/langgraph`) as one more script,
+// dist/cli-bundle/library.cjs, behind a loader written over each entry's compiled module:
+// a process that imports the library and reads one state loaded ~100 modules (~40 ms of a
+// 3.4 MB state's ~100 ms fresh-process read). Both entries share the one script, so there is
+// one copy of every class (a Store from one entry is the other's). tsc's compiled entries are
+// kept beside their loaders as index-modules.js (the loaders import them under
+// FORGE_NO_BUNDLE=1). The saver module, which needs the optional @langchain peers, is
+// evaluated only when forge-reasoning/langgraph is imported.
+const SHIM_MARK = "// forge-reasoning: the library's loader (written by scripts/bundle-cli.mjs)";
+const entries = [
+  { dir: dist, names: null },
+  { dir: join(dist, "integrations", "langgraph"), names: ["ForgeSaver", "threadSessionName"] },
+];
+for (const e of entries) {
+  const compiled = readFileSync(join(e.dir, "index.js"), "utf8");
+  // Written by tsc (the build just ran), or already a loader (this script run again).
+  if (!compiled.startsWith(SHIM_MARK)) writeFileSync(join(e.dir, "index-modules.js"), compiled);
+}
+await build({
+  ...common,
+  stdin: {
+    contents: [
+      'export * from "./index-modules.js";',
+      'export { threadSessionName } from "./integrations/langgraph/thread-log.js";',
+      'import { loadWithPeers } from "./integrations/langgraph/peers.js";',
+      'export const loadForgeSaver = () => loadWithPeers(() => import("./integrations/langgraph/forge-saver.js"));',
+    ].join("\n"),
+    resolveDir: dist,
+    sourcefile: "library-entry.js",
+    loader: "js",
+  },
+  outfile: join(tmp, "library.cjs"),
+  format: "cjs",
+  plugins: [lazyBuiltins],
+  define: { "import.meta.url": "__forgeBundleUrl" },
+  banner: { js: 'const __forgeBundleUrl = require("node:url").pathToFileURL(__filename).href;' },
+});
+const libraryNames = Object.keys(await import(pathToFileURL(join(dist, "index-modules.js")).href));
+const loader = (up, names, body) => `${SHIM_MARK}
+// The library as one script (dist/cli-bundle/library.cjs) run through V8's code cache
+// (bin/code-cache.js); FORGE_NO_BUNDLE=1 imports the compiled modules (index-modules.js).
+import { createRequire } from "node:module";
+const lib =
+  process.env.FORGE_NO_BUNDLE === "1"
+    ? null
+    : createRequire(import.meta.url)("${up}../bin/code-cache.js").loadLibrary(new URL("${up}cli-bundle/library.cjs", import.meta.url));
+${body}
+export const { ${names.join(", ")} } = m;
+`;
+writeFileSync(join(dist, "index.js"), loader("./", libraryNames, 'const m = lib ?? (await import("./index-modules.js"));').replace('"./../bin', '"../bin'));
+writeFileSync(
+  join(dist, "integrations", "langgraph", "index.js"),
+  loader(
+    "../../",
+    entries[1].names,
+    'const m = lib === null ? await import("./index-modules.js") : { ForgeSaver: (await lib.loadForgeSaver()).ForgeSaver, threadSessionName: lib.threadSessionName };',
+  ),
+);
+
 // Swapped in whole: a forge process starting meanwhile finds the old bundle or, for an
 // instant, none (and then loads dist/cli/main.js).
 if (existsSync(out)) rmSync(out, { recursive: true, force: true });

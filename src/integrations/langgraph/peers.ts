@@ -1,6 +1,7 @@
 // The optional peer dependencies forge-reasoning/langgraph loads. Without them Node's
 // ERR_MODULE_NOT_FOUND names one package and a file deep in dist/; this names every
 // missing peer and the command that installs them.
+import { createRequire } from "node:module";
 import { ForgeError } from "../../core/errors.js";
 
 /** Each peer, with a module the saver imports from it (a package may export no root). */
@@ -31,14 +32,18 @@ export async function loadWithPeers<T>(load: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Node's "cannot find" for an import (ERR_MODULE_NOT_FOUND) or, in the bundled library, a require (MODULE_NOT_FOUND). */
 function isModuleNotFound(e: unknown): boolean {
-  return e instanceof Error && (e as NodeJS.ErrnoException).code === "ERR_MODULE_NOT_FOUND";
+  const code = e instanceof Error ? (e as NodeJS.ErrnoException).code : undefined;
+  return code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND";
 }
 
 /** Whether `specifier` resolves from here, as the saver's own imports do. */
 function resolvable(specifier: string): boolean {
   try {
-    import.meta.resolve(specifier);
+    // The bundled library (a CommonJS script, where import.meta.resolve is not) loads the peers with require.
+    if (typeof import.meta.resolve === "function") import.meta.resolve(specifier);
+    else createRequire(import.meta.url).resolve(specifier);
     return true;
   } catch (e) {
     // Found but not exported (another major version) is a different problem: not "missing".
