@@ -62,6 +62,13 @@ const MODULES: readonly { readonly names: readonly string[]; readonly load: () =
     },
   },
   {
+    names: ["blame", "why"],
+    load: async () => {
+      const m = await import("./commands/blame.js");
+      return [m.blameCommand(), m.whyCommand()];
+    },
+  },
+  {
     names: ["du", "gc", "fsck"],
     load: async () => {
       const m = await import("./commands/store.js");

@@ -1,4 +1,7 @@
 // The operations an agent sees as MCP tools, in the order tools are listed.
+import { agentImportOperation } from "../operations/agent/import.js";
+import { blameOperation } from "../operations/blame/blame.js";
+import { whyOperation } from "../operations/blame/why.js";
 import { compareOperation } from "../operations/checkpoint/compare.js";
 import { createOperation } from "../operations/checkpoint/create.js";
 import { atOperation, listOperation, showOperation, timelineOperation } from "../operations/checkpoint/read.js";
@@ -54,4 +57,9 @@ export const MCP_OPERATIONS: readonly AnyOperation[] = [
   filesDiffOperation,
   filesRestoreOperation,
   filesLogOperation,
+  // Agent sessions recorded before Forge, out of the hosts' own transcripts.
+  agentImportOperation,
+  // Which prompt of which captured agent session wrote a line.
+  blameOperation,
+  whyOperation,
 ];

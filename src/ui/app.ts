@@ -15,6 +15,9 @@ import { Hono, type Context } from "hono";
 import { streamSSE } from "hono/streaming";
 import { z } from "zod";
 import { ForgeError } from "../core/errors.js";
+import { agentImportOperation } from "../operations/agent/import.js";
+import { agentListOperation } from "../operations/agent/sessions.js";
+import { blameOperation } from "../operations/blame/blame.js";
 import { chatSaveOperation } from "../operations/chat/checkpoints.js";
 import { chatAppendOperation } from "../operations/chat/messages.js";
 import { compareOperation } from "../operations/checkpoint/compare.js";
@@ -34,6 +37,8 @@ export interface AppOptions {
   readonly allowedHosts: readonly string[];
   /** How often the event stream looks for new checkpoints (default 1000 ms). */
   readonly pollMs?: number;
+  /** The project whose files the page blames (default: the folder holding .forge above the current one). Never taken from a request. */
+  readonly root?: string;
 }
 
 /** The built page, served from a fixed list (nothing from a request reaches the file system). */
@@ -87,7 +92,7 @@ export function createApp(store: Store, options: AppOptions): Hono {
 
   // Every route is an operation over this server's store, its input parsed with the
   // operation's own schema: the page gets the shape --json and the MCP tools give.
-  const ctx = new OperationContext({ store });
+  const ctx = new OperationContext({ store, ...(options.root !== undefined && { root: options.root }) });
   const call = <S extends Shape, R>(op: Operation<S, R>, raw: Record<string, unknown>): Promise<R> => op.run(ctx, parseInput(op, raw));
 
   app.get("/api/sessions", async (c) => sendJson(c, await call(sessionListOperation, {})));
@@ -109,6 +114,15 @@ export function createApp(store: Store, options: AppOptions): Hono {
         until: c.req.query("until"),
         limit: limit === undefined ? undefined : /^\d+$/.test(limit) ? Number(limit) : limit,
       }),
+    );
+  });
+
+  // Which prompt wrote each line of a project file: ?path=…&at=…&start=&end= (the project is this server's, never the request's).
+  app.get("/api/blame", async (c) => {
+    const line = (v: string | undefined) => (v !== undefined && /^\d+$/.test(v) ? Number(v) : v);
+    return sendJson(
+      c,
+      await call(blameOperation, { path: c.req.query("path"), at: c.req.query("at"), start: line(c.req.query("start")), end: line(c.req.query("end")) }),
     );
   });
 
@@ -142,6 +156,10 @@ export function createApp(store: Store, options: AppOptions): Hono {
   app.post("/api/sessions/:name/messages", async (c) => sendJson(c, await call(chatAppendOperation, await sessionBody(c))));
 
   app.post("/api/sessions/:name/save", async (c) => sendJson(c, await call(chatSaveOperation, await sessionBody(c))));
+
+  // The agent host sessions of the project, and importing those recorded before Forge: the body is agent_import's input ({} for the defaults).
+  app.get("/api/agent/sessions", async (c) => sendJson(c, await call(agentListOperation, {})));
+  app.post("/api/agent/import", async (c) => sendJson(c, await call(agentImportOperation, await objectBody(c))));
 
   // Server-sent events: "change" whenever a checkpoint is added or removed anywhere, or a
   // session's working state moves, so the page follows other processes' work.
@@ -226,6 +244,13 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 class BadRequest extends Error {}
+
+/** A JSON object body: an operation's raw input. */
+async function objectBody(c: Context): Promise<Record<string, unknown>> {
+  const raw = await readBody(c);
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) throw new BadRequest("invalid body: expected a JSON object");
+  return raw as Record<string, unknown>;
+}
 
 /** A JSON object body with the session the URL names added: an operation's raw input. */
 async function sessionBody(c: Context): Promise<Record<string, unknown>> {

@@ -15,6 +15,8 @@ export interface UiOptions {
   /** The token every request must carry (default: a random one); at least 16 characters. */
   readonly token?: string;
   readonly pollMs?: number;
+  /** The project whose files the page blames (default: the folder holding .forge above the current one). */
+  readonly root?: string;
 }
 
 export interface RunningUi {
@@ -43,7 +45,12 @@ export async function startUi(store: Store, options: UiOptions = {}): Promise<Ru
   let server: ServerType;
   const actualPort = await new Promise<number>((resolve, reject) => {
     const allowedHosts: string[] = [];
-    const app = createApp(store, { allowedHosts, token, ...(options.pollMs !== undefined && { pollMs: options.pollMs }) });
+    const app = createApp(store, {
+      allowedHosts,
+      token,
+      ...(options.pollMs !== undefined && { pollMs: options.pollMs }),
+      ...(options.root !== undefined && { root: options.root }),
+    });
     server = serve({ fetch: app.fetch, hostname: host, port }, (info: AddressInfo) => {
       const p = info.port;
       const names = isLoopback(host) ? ["127.0.0.1", "localhost", "[::1]"] : [host.includes(":") && !host.startsWith("[") ? `[${host}]` : host];

@@ -60,6 +60,7 @@ describe("Codex hook payloads", () => {
     });
     expect(e.tool).toEqual({
       name: "apply_patch",
+      id: "call_1",
       input: { command: patch },
       response: "Success",
       mayWrite: true,

@@ -42,6 +42,9 @@ const TOOLS = [
   "files_diff",
   "files_restore",
   "files_log",
+  "agent_import",
+  "blame",
+  "why",
 ].sort();
 
 let dir: TempDir;
@@ -241,6 +244,14 @@ describe("forge mcp", () => {
     await mcp.ok("files_restore", { ref: second.id, paths: ["kernel.c"] });
     expect(readFileSync(join(dir.path, "kernel.c"), "utf8")).toMatch(/scale = 3;/);
     expect((await mcp.ok("files_status")).changes).toEqual([]);
+  });
+
+  it("blames a file: no agent wrote a line made outside any captured session, and why says so", async () => {
+    const b = await mcp.ok("blame", { path: "README:1" });
+    expect(b).toMatchObject({ path: "README", total: 1, lines: [{ line: 1, text: "dequant kernels", agent: false, prompt: null, session: null, tool: null }] });
+    const w = await mcp.ok("why", { path: "README", line: 1 });
+    expect(w).toMatchObject({ path: "README", line: { line: 1, agent: false }, call: null, rewind: null });
+    expect(await mcp.fails("blame", { path: "../elsewhere.c" })).toMatch(/^forge: \.\.\/elsewhere\.c is outside the project/);
   });
 
   it("every tool answers invalid arguments with a tool error naming them, and the server goes on", async () => {

@@ -1,10 +1,12 @@
-// `forge agent list|show` and `forge rewind`: the host sessions Forge captured (Claude Code,
-// Codex, Gemini CLI, …) and going back to the moment of one of their prompts.
+// `forge agent list|show|import` and `forge rewind`: the host sessions Forge captured (Claude
+// Code, Codex, Gemini CLI, …) or imported from before it, and going back to the moment of one
+// of their prompts.
 import { Command } from "commander";
 import { plural } from "../../core/text.js";
 import type { Message } from "../../domains/conversation/model.js";
 import { run, wholeNumber } from "../command.js";
 import { ago, c, printJson, println, shortId } from "../output.js";
+import { agentImportCommand } from "./agent-import.js";
 
 const sessions = () => import("../../operations/agent/sessions.js");
 
@@ -39,7 +41,7 @@ export function agentCommand(): Command {
         if (r.sessions.length === 0) return println(c.dim("no captured sessions yet: `forge enable` wires Forge into your agent's host"));
         for (const s of r.sessions) {
           println(
-            `${c.yellow(s.sessionId)}  ${s.host.padEnd(11)} started ${ago(s.started)}, ${plural(s.prompts, "prompt")}, ${plural(s.filesChanged, "file")} changed, last active ${ago(s.lastActivity)}${s.ended ? c.dim(" (ended)") : ""}`,
+            `${c.yellow(s.sessionId)}  ${s.host.padEnd(11)} started ${ago(s.started)}, ${plural(s.prompts, "prompt")}, ${plural(s.filesChanged, "file")} changed, last active ${ago(s.lastActivity)}${s.ended ? c.dim(" (ended)") : ""}${s.imported ? c.dim(" (imported)") : ""}${s.parent ? c.dim(` (sub-agent of ${s.parent})`) : ""}`,
           );
         }
       }),
@@ -55,6 +57,8 @@ export function agentCommand(): Command {
         const r = await ctx.call((await sessions()).agentShowOperation, { session: ref });
         if (ctx.json) return printJson(r);
         println(`${c.bold(r.host)} session ${c.yellow(r.sessionId)} (${r.session}): ${plural(r.prompts, "prompt")}, ${plural(r.filesChanged, "file")} changed`);
+        if (r.parent) println(c.dim(`a sub-agent of session ${r.parent}`));
+        if (r.imported) println(c.dim(`${r.imported.note} (${r.imported.format} v${r.imported.version})`));
         if (r.commit)
           println(
             `commit ${c.yellow(r.commit.sha.slice(0, 10))} was made at checkpoint #${r.commit.checkpoint.seq} ${shortId(r.commit.checkpoint.id)} (${r.commit.checkpoint.message})`,
@@ -62,15 +66,16 @@ export function agentCommand(): Command {
         for (const t of r.turns) {
           println();
           println(
-            `${c.green(`prompt ${t.prompt}`)}  #${t.checkpoint.seq} ${c.yellow(shortId(t.checkpoint.id))}  ${ago(t.checkpoint.createdAt)}  ${t.text ?? ""}`,
+            `${c.green(`prompt ${t.prompt}`)}  #${t.checkpoint.seq} ${c.yellow(shortId(t.checkpoint.id))}  ${ago(t.checkpoint.createdAt)}${t.imported ? c.dim(" (imported, files not known)") : ""}  ${t.text ?? ""}`,
           );
           const shown = opts.all ? t.messages : t.messages.slice(0, 12);
           for (const m of shown) println(messageLine(m));
           if (shown.length < t.messages.length) println(c.dim(`  … ${plural(t.messages.length - shown.length, "more message")} (--all)`));
         }
-        if (r.turns.length > 0) println(c.dim(`\n\`forge rewind ${r.sessionId} --to-prompt N\` puts the files back as they were at prompt N`));
+        if (r.turns.some((t) => !t.imported)) println(c.dim(`\n\`forge rewind ${r.sessionId} --to-prompt N\` puts the files back as they were at prompt N`));
       }),
     );
+  cmd.addCommand(agentImportCommand());
   return cmd;
 }
 

@@ -4,7 +4,7 @@
 import { Argument, Command } from "commander";
 import { isForgeError } from "../../core/errors.js";
 import type { DisableResult, EnableResult } from "../../operations/hosts/enable.js";
-import { HOST_IDS } from "../../operations/hosts/names.js";
+import { HOST_ALIASES, HOST_IDS, hostIdOf } from "../../operations/hosts/names.js";
 import type { HostChangeJson } from "../../operations/hosts/shared.js";
 import { run } from "../command.js";
 import { UsageError } from "../context.js";
@@ -17,7 +17,16 @@ const ops = {
 
 type HostId = (typeof HOST_IDS)[number];
 
-const hostArgument = () => new Argument("[host...]", "the agent hosts").choices(HOST_IDS);
+const hostArgument = () =>
+  new Argument(
+    "[host...]",
+    `the agent hosts (also: ${Object.entries(HOST_ALIASES)
+      .map(([alias, id]) => `${alias} for ${id}`)
+      .join(", ")})`,
+  ).choices([...HOST_IDS, ...Object.keys(HOST_ALIASES)]);
+
+/** The hosts named, aliases resolved, each once. */
+const hostIds = (names: readonly string[]): HostId[] => [...new Set(names.map((n) => hostIdOf(n) as HostId))];
 
 /** One line per file a command touched, under a line per host. */
 function printChanges(hosts: readonly HostChangeJson[]): void {
@@ -35,17 +44,27 @@ function printGitHook(g: EnableResult["gitHook"] | DisableResult["gitHook"]): vo
   println(`${c.bold("git hook")}  ${g.action === "skipped" ? "skipped" : `${g.action.padEnd(9)} ${g.path}`}${g.note ? c.dim(` (${g.note})`) : ""}`);
 }
 
+/** The offer to import what the hosts recorded here before Forge. */
+function printEarlier(h: EnableResult["history"]): void {
+  if (h.error !== undefined) println(c.yellow(`note: could not look for earlier agent sessions: ${h.error}`));
+  if (h.sessions === 0) return;
+  const by = h.hosts.map((x) => `${x.label} ${x.sessions}`).join(", ");
+  println(
+    `${h.sessions} earlier ${h.sessions === 1 ? "session" : "sessions"} of this project found (${by}); run \`${h.command}\` to bring ${h.sessions === 1 ? "it" : "them"} in`,
+  );
+}
+
 /** `forge enable [host...]`. */
 export function enableCommand(): Command {
   return new Command("enable")
     .description("wire Forge into agent hosts: their hooks and MCP server in the project's config, and a git commit hook (none named: the hosts found here)")
     .addArgument(hostArgument())
     .action(
-      run(async (ctx, hosts: HostId[]) => {
+      run(async (ctx, names: string[]) => {
         const { enableOperation } = await ops.enable();
         let r: EnableResult;
         try {
-          r = await ctx.call(enableOperation, { folder: ".", hosts, command: "forge" });
+          r = await ctx.call(enableOperation, { folder: ".", hosts: hostIds(names), command: "forge" });
         } catch (e) {
           // Nothing named and nothing found: the command line has to say which host.
           if (isForgeError(e) && e.data["reason"] === "NO_HOST_FOUND") throw new UsageError(`${e.message}; name one: forge enable ${HOST_IDS.join(" | ")}`);
@@ -55,6 +74,7 @@ export function enableCommand(): Command {
         if (r.store) println(`Initialized empty Forge store in ${r.store.dir} (${r.store.store.split(":")[0]})`);
         printChanges(r.hosts);
         printGitHook(r.gitHook);
+        printEarlier(r.history);
       }),
     );
 }
@@ -65,8 +85,8 @@ export function disableCommand(): Command {
     .description("take out of agent hosts' config exactly what forge enable added (none named: every host enabled)")
     .addArgument(hostArgument())
     .action(
-      run(async (ctx, hosts: HostId[]) => {
-        const r = await ctx.call((await ops.enable()).disableOperation, { folder: ".", hosts });
+      run(async (ctx, names: string[]) => {
+        const r = await ctx.call((await ops.enable()).disableOperation, { folder: ".", hosts: hostIds(names) });
         if (ctx.json) return printJson(r);
         if (r.hosts.length === 0) return println(c.dim(`no host is enabled in ${r.root}`));
         printChanges(r.hosts);

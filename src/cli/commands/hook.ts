@@ -145,9 +145,13 @@ function parsePayload(text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-/** The folder a payload names as the host's working folder (Claude Code, Codex, Gemini CLI: cwd; Cursor: workspace_roots), if it exists. */
+/** The folder a payload names as the host's working folder (Claude Code, Codex, Gemini CLI: cwd; Cursor: workspace_roots; Cline: workspaceRoots), if it exists. */
 function payloadCwd(payload: Record<string, unknown>): string | undefined {
-  const roots = Object.hasOwn(payload, "workspace_roots") ? payload["workspace_roots"] : undefined;
+  const roots = Object.hasOwn(payload, "workspace_roots")
+    ? payload["workspace_roots"]
+    : Object.hasOwn(payload, "workspaceRoots")
+      ? payload["workspaceRoots"]
+      : undefined;
   const named = Object.hasOwn(payload, "cwd") ? payload["cwd"] : Array.isArray(roots) ? roots[0] : undefined;
   return typeof named === "string" && isAbsolute(named) && existsSync(named) && statSync(named).isDirectory() ? named : undefined;
 }

@@ -30,6 +30,10 @@ export interface AgentSessionSummary {
   readonly ended: boolean;
   /** The host's transcript file, as last read. */
   readonly transcript: string | null;
+  /** Set when (some of) it came from `forge agent import`: the importer's format and version, and when it last added to it. */
+  readonly imported: { readonly format: string; readonly version: number; readonly at: string } | null;
+  /** A sub-agent's session: the host session that started it. */
+  readonly parent: string | null;
 }
 
 export interface AgentTurn {
@@ -38,6 +42,8 @@ export interface AgentTurn {
   readonly text: string | null;
   /** The checkpoint of the moment the prompt was submitted: the files and the conversation then. */
   readonly checkpoint: Checkpoint;
+  /** The turn came from the host's transcript by `forge agent import`: the files of that moment are not known. */
+  readonly imported: boolean;
   /** The messages of this turn: the prompt and everything after it, up to the next prompt. */
   readonly messages: readonly Message[];
 }
@@ -69,25 +75,47 @@ async function summarize(store: Store, session: Session, state: AgentState | und
   const all = await session.list();
   const last = all.reduce<Checkpoint | undefined>((a, cp) => (a === undefined || cp.createdAt > a.createdAt ? cp : a), undefined);
   const host = (info.name.split("/")[1] ?? "") as HostId;
-  const first = prompts[0];
+  // An imported turn has no files root: the files count from the first prompt whose files are known.
+  const first = prompts.find((cp) => cp.filesRoot !== null);
   const latestRoot = state?.filesRoot ?? last?.filesRoot ?? null;
   let filesChanged = 0;
   if (first?.filesRoot && latestRoot) {
     const [a, b] = await Promise.all([readTree(store.objects, first.filesRoot), readTree(store.objects, latestRoot)]);
     filesChanged = compareTrees(a, b).length;
   } else if (latestRoot) filesChanged = compareTrees(emptyTree(), await readTree(store.objects, latestRoot)).length;
-  const activity = [state?.lastActivity ? new Date(state.lastActivity) : null, last?.createdAt ?? null, info.createdAt].filter((d): d is Date => d !== null);
+  const imported = importedOf(info.metadata, all, state);
+  // An imported session's row is as new as the import: its times are its transcript's.
+  const activity = [state?.lastActivity ? new Date(state.lastActivity) : null, last?.createdAt ?? null].filter((d): d is Date => d !== null);
+  const earliest = all.reduce<Date | undefined>((a, cp) => (a === undefined || cp.createdAt < a ? cp.createdAt : a), undefined);
+  const parent = state?.parent ?? (typeof info.metadata["parent"] === "string" ? info.metadata["parent"] : null);
   return {
     host,
-    sessionId: state?.sessionId ?? String(first?.metadata["hostSession"] ?? info.name.slice(info.name.lastIndexOf("/") + 1)),
+    sessionId:
+      state?.sessionId ?? String(prompts[0]?.metadata["hostSession"] ?? info.metadata["hostSession"] ?? info.name.slice(info.name.lastIndexOf("/") + 1)),
     session: info.name,
-    started: state?.started ? new Date(state.started) : info.createdAt,
+    started: state?.started ? new Date(state.started) : imported !== null && earliest !== undefined ? earliest : info.createdAt,
     prompts: Math.max(state?.prompts ?? 0, prompts.length),
     filesChanged,
-    lastActivity: new Date(Math.max(...activity.map((d) => d.getTime()))),
+    lastActivity: activity.length > 0 ? new Date(Math.max(...activity.map((d) => d.getTime()))) : info.createdAt,
     ended: state ? state.ended !== null : false,
     transcript: state?.transcript ?? null,
+    imported,
+    parent,
   };
+}
+
+/** What says the session was imported: the hook state, the session's own metadata, or its latest import checkpoint. */
+function importedOf(metadata: Record<string, unknown>, all: readonly Checkpoint[], state: AgentState | undefined): AgentSessionSummary["imported"] {
+  if (state?.imported) return state.imported;
+  const stamp = (v: unknown, at: string) => {
+    const o = v as { format?: unknown; version?: unknown } | undefined;
+    return typeof o?.format === "string" && typeof o.version === "number" ? { format: o.format, version: o.version, at } : null;
+  };
+  const meta = metadata["imported"] as { at?: unknown } | undefined;
+  const fromSession = stamp(meta, typeof meta?.at === "string" ? meta.at : "");
+  if (fromSession) return fromSession;
+  const lastImport = all.filter((cp) => cp.metadata["imported"] !== undefined).at(-1);
+  return lastImport ? stamp(lastImport.metadata["imported"], lastImport.createdAt.toISOString()) : null;
 }
 
 /** A session's prompt checkpoints, by prompt number (the latest checkpoint of each number: a rewound session may prompt again). */
@@ -128,6 +156,7 @@ export async function agentSessionDetail(store: Store, summary: AgentSessionSumm
     prompt: Number(cp.metadata["prompt"]),
     text: typeof cp.metadata["text"] === "string" ? cp.metadata["text"] : null,
     checkpoint: cp,
+    imported: cp.metadata["imported"] !== undefined,
     messages: messages.slice(starts[i], i + 1 < starts.length ? starts[i + 1] : messages.length),
   }));
   return { ...summary, preamble: messages.slice(0, starts[0] ?? messages.length), turns };

@@ -24,12 +24,16 @@ export interface AgentState {
   prompts: number;
   /** The files root after the latest event (the workspace's last snapshot then); null before any. */
   filesRoot: string | null;
-  /** ISO times. */
-  readonly started: string;
+  /** ISO times (an imported session's are its transcript's). */
+  started: string;
   lastActivity: string;
   lastEvent: string;
   /** When the host said the session ended (null while it runs). */
   ended: string | null;
+  /** Set when `forge agent import` read its transcript: the importer's format and version, and when. */
+  imported?: { format: string; version: number; at: string };
+  /** A sub-agent's session: the host session that started it. */
+  parent?: string;
 }
 
 const agentsDir = (forgeDir: string, host: HostId) => join(forgeDir, "agents", host);

@@ -15,7 +15,9 @@ import type { Checkpoint } from "../../timeline/types.js";
 import type { HookReport } from "../hooks/hooks.js";
 import { type AgentState, withAgentState } from "./agent-state.js";
 import { hostCapture } from "./capture/index.js";
+import { recordAgentWrite, writeOfEvent } from "./agent-writes.js";
 import { markFired } from "./fired.js";
+import { implicitSessionId } from "./implicit-session.js";
 import type { CaptureKind, CapturedMessage, HostCapture, HostEvent, HostId } from "./types.js";
 
 /** The trigger of a prompt's checkpoint (`forge rewind --to-prompt N` finds it by its `prompt` metadata). */
@@ -62,12 +64,12 @@ export async function captureEvent(
   if (kind === "session-start" && options.brief && event.source !== undefined && event.source !== "startup") context = await options.brief(event);
 
   const files = filesMoment(event);
-  if (event.sessionId === undefined) {
+  const sessionId = event.sessionId ?? (cap.implicitSession && existsSync(forgeDir) ? await implicitSessionId(forgeDir, host, kind) : undefined);
+  if (sessionId === undefined) {
     warnings.push(`the ${host} ${kind} payload names no session: files only`);
     if (files) await snapshotFiles(store, root, event, files, actions);
     return { actions, warnings, stdout: cap.output(kind, context) };
   }
-  const sessionId = event.sessionId;
   // The host's id is kept (state file, checkpoint metadata) only with its secrets redacted.
   const shownId = await store.redactor.redactText(sessionId);
   await withAgentState(
@@ -85,7 +87,20 @@ export async function captureEvent(
         actions.push(`conversation: ${imported.length} new ${imported.length === 1 ? "entry" : "entries"} from ${state.transcript}`);
       }
       const epoch = await store.gcEpoch();
-      const snapshot = files ? await snapshotFiles(store, root, event, files, actions) : null;
+      // A tool's snapshot is recorded as that tool call's doing, for `forge blame`.
+      const wrote: Wrote | undefined =
+        kind === "tool"
+          ? (snap, wsSession) =>
+              recordAgentWrite(store, root, wsSession, {
+                snapshot: snap.id,
+                host,
+                session: state.session,
+                hostSession: shownId,
+                prompt: state.prompts,
+                ...writeOfEvent(event, root),
+              })
+          : undefined;
+      const snapshot = files ? await snapshotFiles(store, root, event, files, actions, wrote) : null;
       if (kind === "prompt") {
         state.prompts += 1;
         if ((await conversation.session.working()) === undefined) await conversation.replace([]);
@@ -117,6 +132,12 @@ export async function captureEvent(
         });
         actions.push(`before compaction: checkpoint #${cp.seq}`);
       }
+      // A host with no transcript to read: what the payload itself says (the prompt, the tool call, the reply).
+      const said = cap.transcript === undefined ? (cap.payloadMessages?.(event, `hook:${kind}:${held.length + imported.length}`) ?? []) : [];
+      if (said.length > 0) {
+        await conversation.append(prepareForStore(said), { format: "forge" });
+        actions.push(`conversation: ${said.length} ${said.length === 1 ? "entry" : "entries"} from the ${kind} payload`);
+      }
       if (snapshot) state.filesRoot = snapshot.filesRoot;
       const now = new Date().toISOString();
       state.lastActivity = now;
@@ -128,6 +149,9 @@ export async function captureEvent(
   );
   return { actions, warnings, stdout: cap.output(kind, context) };
 }
+
+/** Told of a new snapshot an event took (and the workspace session holding it). */
+type Wrote = (snapshot: Checkpoint, workspaceSession: string) => Promise<unknown>;
 
 /** Whether this event is a moment to snapshot the files, and the paths its tool says it edited. */
 function filesMoment(event: HostEvent): { readonly edited: readonly string[] } | null {
@@ -141,6 +165,7 @@ async function snapshotFiles(
   event: HostEvent,
   files: { readonly edited: readonly string[] },
   actions: string[],
+  wrote?: Wrote,
 ): Promise<Checkpoint | null> {
   const { openConfiguredWorkspace } = await import("../../domains/workspace/configured.js");
   const ws = await openConfiguredWorkspace(store, { root });
@@ -149,6 +174,7 @@ async function snapshotFiles(
   const r = await ws.snapshotIfChanged(`${event.host}: ${what}`, { strategy: "warn", tags: ["hook", event.host] });
   if (r === null) return (await ws.session.head()).checkpoint;
   actions.push(`files: snapshot #${r.snapshot.seq}, ${r.changes.length} ${r.changes.length === 1 ? "change" : "changes"}`);
+  if (wrote) await wrote(r.snapshot, ws.session.name);
   return r.snapshot;
 }
 

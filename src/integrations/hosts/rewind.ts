@@ -52,7 +52,10 @@ export async function rewindToPrompt(store: Store, root: string, forgeDir: strin
     });
   if (checkpoint.filesRoot === null)
     throw new ForgeError("NOT_FOUND", `prompt ${prompt} of session ${session.sessionId} has no files snapshot`, {
-      hint: "its hook could not snapshot the files then",
+      hint:
+        checkpoint.metadata["imported"] !== undefined
+          ? "it was imported from the host's transcript (`forge agent import`): the files of that moment were never recorded"
+          : "its hook could not snapshot the files then",
     });
   const { openConfiguredWorkspace } = await import("../../domains/workspace/configured.js");
   const ws = await openConfiguredWorkspace(store, { root });

@@ -1,5 +1,5 @@
 // The agent hosts Forge plugs into (Claude Code, Codex, Gemini CLI, Cursor, GitHub Copilot
-// CLI, OpenCode), and the contract between their three parts:
+// CLI, OpenCode, Factory Droid, Windsurf, Cline, Kiro), and the contract between their three parts:
 //  - config/<host>.ts: how `forge enable` wires Forge into the host's own project files
 //    (hooks, MCP server) and how `forge disable` takes exactly that back out;
 //  - capture/<host>.ts: what the host tells a hook (its payload, normalized to HostEvent)
@@ -8,8 +8,23 @@
 //  - capture.ts / agent.ts: what Forge does with them (one timeline per host session).
 
 /** The hosts, by the id used on the command line (`forge enable claude-code`, `forge hook prompt --host codex`). */
-export const HOST_IDS = ["claude-code", "codex", "gemini-cli", "cursor", "copilot", "opencode"] as const;
+export const HOST_IDS = ["claude-code", "codex", "gemini-cli", "cursor", "copilot", "opencode", "factory-droid", "windsurf", "cline", "kiro"] as const;
 export type HostId = (typeof HOST_IDS)[number];
+
+/** Other names the command line takes for a host (`forge enable droid`). */
+export const HOST_ALIASES: Readonly<Record<string, HostId>> = {
+  droid: "factory-droid",
+  factory: "factory-droid",
+  cascade: "windsurf",
+  "kiro-cli": "kiro",
+  "kiro-ide": "kiro",
+};
+
+/** The host a command-line name means (an id or an alias), or undefined. */
+export function hostIdOf(name: string): HostId | undefined {
+  if ((HOST_IDS as readonly string[]).includes(name)) return name as HostId;
+  return Object.hasOwn(HOST_ALIASES, name) ? HOST_ALIASES[name] : undefined;
+}
 
 /**
  * What Forge does at a host's event; `forge hook <kind> --host <id>` is what the host runs.
@@ -38,6 +53,8 @@ export interface HostEvent {
   /** tool: what ran. */
   readonly tool?: {
     readonly name: string;
+    /** The host's id of this call (Claude Code's `tool_use_id`), when the payload gives one: the transcript's tool call with the same id. */
+    readonly id?: string;
     readonly input?: unknown;
     readonly response?: unknown;
     /** Whether the tool may have written files (edit tools, shells, unknown tools: true; reads and searches: false). */
@@ -115,6 +132,18 @@ export interface HostCapture {
    * and need an object even when there is nothing to say.
    */
   output(kind: CaptureKind, context: string): string;
+  /**
+   * For a host whose transcript no hook can read: the conversation entries the payload itself
+   * carries (the prompt; the tool call with its input and result; the reply), in order, their
+   * keys (and tool call ids) made from `key`, which names the event's place in the
+   * conversation. Forge stores them after the event's checkpoint.
+   */
+  payloadMessages?(event: HostEvent, key: string): readonly CapturedMessage[];
+  /**
+   * For a host whose payloads name no session (Kiro): Forge keeps one session per project for
+   * it, a new one at each session-start (see implicit-session.ts).
+   */
+  readonly implicitSession?: boolean;
 }
 
 /** What one host's config module (config/<host>.ts) exports as `config`: how `forge enable` wires the host. */
@@ -126,8 +155,20 @@ export interface HostConfigSpec {
   readonly docs: readonly { readonly url: string; readonly version: string }[];
   /** Paths (relative to the project root) whose presence says the project uses the host: `forge enable` with no host named enables those. */
   readonly detect: readonly string[];
-  /** The edits `forge enable` makes (in the project root), for Forge run as `forge` (a command, e.g. "forge"). */
-  edits(forge: string): readonly ConfigEdit[];
+  /**
+   * The edits `forge enable` makes (in the project root), for Forge run as `forge` (a command,
+   * e.g. "forge"). `project` is what the project holds, for a host whose files depend on it
+   * (which of two hooks files the host reads, the agent files it has).
+   */
+  edits(forge: string, project?: ProjectView): readonly ConfigEdit[];
+}
+
+/** The project's files as a config module may look at them. */
+export interface ProjectView {
+  /** A file's text (relative to the project root), null when there is none. */
+  read(file: string): string | null;
+  /** The names of the files (not folders) in a folder, sorted; [] when there is no such folder. */
+  list(folder: string): readonly string[];
 }
 
 /** One project file `forge enable` edits and `forge disable` takes back. */
@@ -136,7 +177,14 @@ export type ConfigEdit =
   /** A TOML file: keys set in tables (the table is created when missing); a key the user set already is left as it is. */
   | { readonly file: string; readonly format: "toml"; readonly ops: readonly TomlOp[] }
   /** Any other text file (a plugin source): Forge owns the whole file; disable deletes it when it is still Forge's. */
-  | { readonly file: string; readonly format: "owned"; readonly text: string };
+  | { readonly file: string; readonly format: "owned"; readonly text: string }
+  /**
+   * An executable hook script the host runs by its name (Cline's `.clinerules/hooks/<Hook>`).
+   * None there: Forge's `script(null)` is written, mode 755. The user's own there: it moves
+   * beside it to `<name>.forge-chained` (same bytes, same mode) and `script("<name>.forge-chained")`
+   * runs Forge and then it; disable puts the user's file back as it was, mode included.
+   */
+  | { readonly file: string; readonly format: "script"; readonly script: (chained: string | null) => string };
 
 export type JsonOp =
   /** Adds `value` to the array at `path` (created, with the objects above it, when missing), unless an equal element is there. */

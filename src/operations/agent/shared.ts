@@ -28,7 +28,15 @@ export interface AgentSessionJson {
   readonly lastActivity: string;
   readonly ended: boolean;
   readonly transcript: string | null;
+  /** Set when (some of) it came from `forge agent import`: the importer's format and version, when it last added, and what that past lacks. */
+  readonly imported: { readonly format: string; readonly version: number; readonly at: string; readonly note: string } | null;
+  /** A sub-agent's session: the host session that started it. */
+  readonly parent: string | null;
 }
+
+/** What an imported session's timeline cannot hold. */
+export const IMPORTED_NOTE =
+  "imported from the host's transcript: files were not recorded before Forge, so imported turns have no files snapshot and `forge rewind` cannot go back to them";
 
 export function agentSessionJson(s: AgentSessionSummary): AgentSessionJson {
   return {
@@ -41,6 +49,8 @@ export function agentSessionJson(s: AgentSessionSummary): AgentSessionJson {
     lastActivity: s.lastActivity.toISOString(),
     ended: s.ended,
     transcript: s.transcript,
+    imported: s.imported === null ? null : { ...s.imported, note: IMPORTED_NOTE },
+    parent: s.parent,
   };
 }
 
@@ -48,9 +58,11 @@ export interface AgentTurnJson {
   readonly prompt: number;
   readonly text: string | null;
   readonly checkpoint: CheckpointJson;
+  /** The turn was imported from the host's transcript: no files snapshot. */
+  readonly imported: boolean;
   readonly messages: readonly Message[];
 }
 
 export function agentTurnJson(t: AgentTurn): AgentTurnJson {
-  return { prompt: t.prompt, text: t.text, checkpoint: checkpointJson(t.checkpoint), messages: t.messages };
+  return { prompt: t.prompt, text: t.text, checkpoint: checkpointJson(t.checkpoint), imported: t.imported, messages: t.messages };
 }

@@ -5,7 +5,7 @@
 // written. What was done is kept in .forge/hosts.json for disable.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { readEnv } from "../../core/config.js";
+import { FORGE_DIR, readEnv } from "../../core/config.js";
 import { ForgeError } from "../../core/errors.js";
 import { type GitHookChange, installGitHook, removeGitHook } from "../../integrations/hosts/config/git-hook.js";
 import { allConfigSpecs, configSpec } from "../../integrations/hosts/config/index.js";
@@ -13,6 +13,7 @@ import { type HostRecord, readManifest, writeManifest } from "../../integrations
 import { ProjectFiles } from "../../integrations/hosts/config/project-files.js";
 import { planDisableHost, planEnableHost } from "../../integrations/hosts/config/wiring.js";
 import type { HostConfigSpec, HostId } from "../../integrations/hosts/types.js";
+import { type EarlierSessions, earlierSessions } from "../agent/import.js";
 import { defineOperation } from "../operation.js";
 import { type InitResult, initOperation } from "../store/init.js";
 import { HOST_IDS } from "./names.js";
@@ -28,6 +29,8 @@ export interface EnableResult {
   readonly chosen: "named" | "found";
   readonly hosts: readonly HostChangeJson[];
   readonly gitHook: GitHookChange;
+  /** The sessions the hosts recorded in this project before Forge, not yet imported (`forge agent import`). */
+  readonly history: EarlierSessions;
 }
 
 /** What `forge disable` did. */
@@ -84,7 +87,8 @@ export const enableOperation = defineOperation({
     files.commit();
     const git = installGitHook(root, input.command, manifest.gitHook);
     writeManifest(root, { version: 1, hosts: records, ...(git.record !== undefined && { gitHook: git.record }) });
-    return { root, store: created, chosen: named.length > 0 ? "named" : "found", hosts, gitHook: git.change };
+    const history = await earlierSessions(root, join(root, FORGE_DIR));
+    return { root, store: created, chosen: named.length > 0 ? "named" : "found", hosts, gitHook: git.change, history };
   },
 });
 

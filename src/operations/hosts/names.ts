@@ -1,3 +1,3 @@
 // The agent hosts by the names commands take, for the interfaces (a constant module: the CLI
 // imports it at start-up to check `forge enable <host>` arguments).
-export { HOST_IDS } from "../../integrations/hosts/types.js";
+export { HOST_ALIASES, HOST_IDS, hostIdOf } from "../../integrations/hosts/types.js";

@@ -120,6 +120,38 @@ export interface SearchResult {
   indexed: number;
 }
 
+/** One line as `forge blame --json` gives it. */
+export interface BlameLine {
+  line: number;
+  text: string;
+  agent: boolean;
+  prompt: { number: number; text: string | null } | null;
+  session: { name: string; host: string; id: string } | null;
+  tool: { name: string; id: string | null; input: unknown } | null;
+  checkpoint: { id: string; seq: number; createdAt: string; message: string } | null;
+  promptCheckpoint: string | null;
+  inferred: boolean;
+  note: string;
+}
+
+/** What `forge blame --json` prints. */
+export interface BlameResult {
+  path: string;
+  root: string;
+  lines: BlameLine[];
+  at: { id: string; seq: number; createdAt: string; message: string } | null;
+  total: number;
+  versions: number;
+}
+
+/** What `forge agent import --json` prints (the fields the page shows). */
+export interface AgentImportResult {
+  since: string | null;
+  sessions: { host: string; sessionId: string; session: string; status: string; added: number; prompts: number; error?: string }[];
+  imported: { new: number; added: number; entries: number; prompts: number };
+  note: string;
+}
+
 export class ApiError extends Error {
   constructor(
     message: string,
@@ -173,7 +205,9 @@ export const api = {
       ...(checkpointName && { name: checkpointName }),
       ...(description && { description }),
     }),
+  blame: (path: string, at?: string) => call<BlameResult>("GET", `/api/blame?path=${enc(path)}${at ? `&at=${enc(at)}` : ""}`),
   search: (query: string, order: string) => call<SearchResult>("GET", `/api/search?q=${enc(query)}&order=${enc(order)}`),
+  importAgents: (options: { since?: string; all?: boolean } = {}) => call<AgentImportResult>("POST", "/api/agent/import", options),
   /** Server-sent events: calls `onChange` when any session changes. */
   events(onChange: () => void): () => void {
     const t = token();

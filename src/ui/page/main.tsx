@@ -4,7 +4,9 @@
 import { render } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
 import "./app.css";
+import { AgentImportButton } from "./agent-import.js";
 import { api, type CheckpointDetail, type CompareResult, type SearchResult, type SessionDetail, type SessionSummary } from "./api.js";
+import { BlameView } from "./blame.js";
 import { CompareView } from "./compare.js";
 import { RestoreDialog } from "./restore-dialog.js";
 import { SearchBox, SearchResults } from "./search.js";
@@ -21,6 +23,7 @@ function App() {
   const [restoring, setRestoring] = useState<string | null>(null);
   const [notice, setNotice] = useState<{ text: string; error?: boolean } | null>(null);
   const [found, setFound] = useState<SearchResult | null>(null);
+  const [blaming, setBlaming] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
 
   const fail = useCallback((e: unknown) => setNotice({ text: (e as Error).message, error: true }), []);
@@ -50,6 +53,8 @@ function App() {
   useEffect(() => {
     if (opened && detail && !detail.checkpoints.some((c) => c.id === opened.checkpoint.id)) setOpened(null);
   }, [detail]);
+  // A blame belongs to the checkpoint whose file tree it was opened from.
+  useEffect(() => setBlaming(null), [opened?.checkpoint.id]);
 
   const toggleCompare = (id: string) => setCompare((c) => (c.includes(id) ? c.filter((x) => x !== id) : [...c, id].slice(-2)));
   const runCompare = () => {
@@ -92,6 +97,13 @@ function App() {
           ))}
         </ul>
         {sessions.length === 0 && <p class="muted">No sessions in this store yet.</p>}
+        <AgentImportButton
+          onDone={(text) => {
+            setNotice({ text });
+            setTick((t) => t + 1);
+          }}
+          onError={fail}
+        />
       </nav>
       <main class="main">
         {notice && (
@@ -143,7 +155,16 @@ function App() {
                   <p class="muted small">
                     {opened.checkpoint.id} · {opened.checkpoint.branch} · {opened.checkpoint.trigger} · {new Date(opened.checkpoint.createdAt).toLocaleString()}
                   </p>
-                  <CheckpointBody detail={opened} />
+                  <CheckpointBody detail={opened} onBlame={setBlaming} />
+                  {blaming && (
+                    <BlameView
+                      key={blaming}
+                      path={blaming}
+                      // A workspace snapshot's file can be blamed as it was then; any other checkpoint's files, as they are now.
+                      snapshot={detail.session.kind === "workspace" ? { id: opened.checkpoint.id, seq: opened.checkpoint.seq } : null}
+                      onClose={() => setBlaming(null)}
+                    />
+                  )}
                 </div>
               )}
               {!opened && !comparison && detail.working && (

@@ -9,11 +9,11 @@ export function StateViewer({ view }: { view: StateView }) {
   return <JsonTree value={view.state} label="state" open />;
 }
 
-export function CheckpointBody({ detail }: { detail: CheckpointDetail }) {
+export function CheckpointBody({ detail, onBlame }: { detail: CheckpointDetail; onBlame?: (path: string) => void }) {
   return (
     <div class="checkpoint-body">
       <StateViewer view={detail.view} />
-      {detail.files && <FileTree files={detail.files} />}
+      {detail.files && <FileTree files={detail.files} {...(onBlame && { onBlame })} />}
     </div>
   );
 }
@@ -145,7 +145,8 @@ interface DirNode {
   files: FileEntry[];
 }
 
-export function FileTree({ files }: { files: FileEntry[] }) {
+/** The files of a snapshot; with `onBlame`, each stored file offers its blame (which prompt wrote each line). */
+export function FileTree({ files, onBlame }: { files: FileEntry[]; onBlame?: (path: string) => void }) {
   const root: DirNode = { dirs: new Map(), files: [] };
   for (const f of files) {
     const parts = f.path.split("/");
@@ -160,25 +161,30 @@ export function FileTree({ files }: { files: FileEntry[] }) {
   return (
     <section class="section files">
       <h3>Files ({files.length})</h3>
-      <Dir node={root} />
+      <Dir node={root} {...(onBlame && { onBlame })} />
     </section>
   );
 }
 
-function Dir({ node }: { node: DirNode }) {
+function Dir({ node, onBlame }: { node: DirNode; onBlame?: (path: string) => void }) {
   return (
     <ul class="tree">
       {[...node.dirs].map(([name, child]) => (
         <li key={name}>
           <details open>
             <summary>{name}/</summary>
-            <Dir node={child} />
+            <Dir node={child} {...(onBlame && { onBlame })} />
           </details>
         </li>
       ))}
       {node.files.map((f) => (
         <li key={f.path} class="file">
           {f.path.split("/").pop()} <span class="muted">{f.type === "l" ? "symlink" : f.type === "x" ? "too large, not stored" : bytes(f.size)}</span>
+          {onBlame && f.type === "f" && (
+            <button type="button" class="file-blame" title={`which prompt wrote each line of ${f.path}`} onClick={() => onBlame(f.path)}>
+              blame
+            </button>
+          )}
         </li>
       ))}
     </ul>

@@ -33,15 +33,20 @@ const INJECTED_PREFIXES = [
   "[Request interrupted by user",
 ];
 
-/** The messages one transcript line becomes; `fallbackKey` names a line without a uuid. */
-export function claudeLineMessages(record: unknown, fallbackKey: string): CapturedMessage[] {
+/**
+ * The messages one transcript line becomes; `fallbackKey` names a line without a uuid.
+ * `subagent`: the line is from a sub-agent's own transcript (<session>/subagents/agent-<id>.jsonl),
+ * where sidechain lines are the conversation itself and are mapped like any other.
+ */
+export function claudeLineMessages(record: unknown, fallbackKey: string, options: { readonly subagent?: boolean } = {}): CapturedMessage[] {
   if (!isObject(record)) return [hostRecord(HOST, fallbackKey, record)];
   const key = text(record, "uuid") ?? fallbackKey;
   const at = str(record, "timestamp");
   const type = str(record, "type");
   const message = obj(record, "message");
   // Sidechain lines are a subagent's own conversation (older CLIs wrote them inline): kept whole.
-  if (message === undefined || flag(record, "isSidechain") || (type !== "user" && type !== "assistant")) return [hostRecord(HOST, key, record, at)];
+  const sidechain = flag(record, "isSidechain") && options.subagent !== true;
+  if (message === undefined || sidechain || (type !== "user" && type !== "assistant")) return [hostRecord(HOST, key, record, at)];
   const meta = { record: omit(record, ["message"]), message: omit(message, ["content", "role"]) };
   return type === "user" ? userMessages(record, message, key, at, meta) : [assistantMessage(record, message, key, at, meta)];
 }

@@ -179,7 +179,7 @@ function workspaceYaml(original: string, sessionId: string, cwd: string): string
 }
 
 /** Copilot's configuration folder: COPILOT_HOME when set and not empty, else ~/.copilot. */
-function copilotHome(): string {
+export function copilotHome(): string {
   const dir = readEnv(["COPILOT_HOME"])["COPILOT_HOME"]?.trim();
   return dir ? dir : join(homeFolder(), ".copilot");
 }

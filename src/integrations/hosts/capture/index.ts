@@ -1,5 +1,5 @@
 // Each host's capture module, loaded only when its hook runs: a hook is a process of its own
-// at every event of the host, and needs one host's code, not six.
+// at every event of the host, and needs one host's code, not ten.
 import { ForgeError } from "../../../core/errors.js";
 import { HOST_IDS, type HostCapture, type HostId } from "../types.js";
 
@@ -10,6 +10,10 @@ const LOADERS: Record<HostId, () => Promise<{ capture: HostCapture }>> = {
   cursor: () => import("./cursor.js"),
   copilot: () => import("./copilot.js"),
   opencode: () => import("./opencode.js"),
+  "factory-droid": () => import("./factory-droid.js"),
+  windsurf: () => import("./windsurf.js"),
+  cline: () => import("./cline.js"),
+  kiro: () => import("./kiro.js"),
 };
 
 /** Whether `name` is a host Forge knows. */

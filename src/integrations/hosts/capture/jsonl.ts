@@ -66,6 +66,29 @@ export function readJsonl(path: string, mark: JsonlMark | null, label: string): 
   }
 }
 
+/**
+ * The same read over bytes already in memory (a compressed transcript, decompressed whole):
+ * the complete lines after `mark`, all of them when the mark does not fit `data` (`ino` is the
+ * file's, to tell a replaced file).
+ */
+export function readJsonlBytes(data: Buffer, ino: number, mark: JsonlMark | null): JsonlChunk {
+  const hash = (upTo: number) =>
+    createHash("sha256")
+      .update(data.subarray(0, Math.min(upTo, HEAD_BYTES)))
+      .digest("hex")
+      .slice(0, 16);
+  let start = 0;
+  let reset = false;
+  if (mark !== null) {
+    if (mark.ino === ino && mark.offset <= data.length && hash(mark.offset) === mark.head) start = mark.offset;
+    else reset = true;
+  }
+  const rest = data.subarray(start);
+  const lastLf = rest.lastIndexOf(LF);
+  const end = lastLf < 0 ? start : start + lastLf + 1;
+  return { lines: splitLines(rest.subarray(0, lastLf < 0 ? 0 : lastLf + 1), start), offset: end, ino, head: hash(end), reset };
+}
+
 /** All complete lines of `path` (a half-written last line left out). */
 export function readAllJsonl(path: string, label: string): readonly JsonlLine[] {
   return readJsonl(path, null, label).lines;

@@ -40,6 +40,7 @@ export function normalizePayload(host: HostId, kind: CaptureKind, payload: Reado
       ? undefined
       : {
           name: toolName,
+          ...(text(raw, "tool_use_id") !== undefined && { id: text(raw, "tool_use_id") }),
           ...(field(raw, "tool_input") !== undefined && { input: field(raw, "tool_input") }),
           ...(field(raw, "tool_response") !== undefined && { response: field(raw, "tool_response") }),
           mayWrite: !policy.readOnlyTools.has(toolName),

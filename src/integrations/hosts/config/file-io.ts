@@ -38,12 +38,12 @@ function target(path: string): string {
 
 /**
  * Writes `text` to `path` atomically. An existing file keeps its mode (and stays the file a
- * symbolic link points to); a new one gets `mode`.
+ * symbolic link points to) unless `force`; a new one gets `mode`.
  */
-export function writeTextFile(path: string, text: string, mode = 0o644): void {
+export function writeTextFile(path: string, text: string, mode = 0o644, force = false): void {
   const file = target(path);
   const existing = statSync(file, { throwIfNoEntry: false });
-  const keep = existing ? existing.mode & 0o7777 : mode;
+  const keep = existing && !force ? existing.mode & 0o7777 : mode;
   const tmp = `${file}.${process.pid}.forge-tmp`;
   try {
     writeFileSync(tmp, text, { mode: keep });
@@ -56,6 +56,25 @@ export function writeTextFile(path: string, text: string, mode = 0o644): void {
       data: { path },
       cause: e,
     });
+  }
+}
+
+/** A file's permission bits, null when there is no such file. */
+export function fileMode(path: string): number | null {
+  const st = statSync(path, { throwIfNoEntry: false });
+  return st ? st.mode & 0o7777 : null;
+}
+
+/** The names of the files (not folders) in a folder, sorted; [] when it does not exist. */
+export function filesIn(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => e.name)
+      .sort();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return [];
+    throw e;
   }
 }
 

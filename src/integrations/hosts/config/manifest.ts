@@ -28,6 +28,8 @@ export type FileRecord = {
   | { readonly format: "json"; readonly added: readonly JsonOp[]; readonly created: readonly (readonly string[])[] }
   | { readonly format: "toml"; readonly added: readonly TomlOp[]; readonly created: readonly string[] }
   | { readonly format: "owned" }
+  /** chained: where the user's own script was moved (relative to the project root), with its mode; absent when there was none. */
+  | { readonly format: "script"; readonly chained?: { readonly file: string; readonly mode: number } }
 );
 
 /** What enable did for one host. */

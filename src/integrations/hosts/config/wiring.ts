@@ -11,6 +11,7 @@ import { deepEqual } from "./entries.js";
 import { textHash } from "./file-io.js";
 import type { FileRecord, HostRecord } from "./manifest.js";
 import type { ProjectFiles } from "./project-files.js";
+import { disableScript, enableScript, scriptState } from "./script-edit.js";
 import { undoSteps } from "./text-edits.js";
 
 /** What a command did to one file. */
@@ -61,6 +62,10 @@ function startingPoint(before: string | null, prev: FileRecord | undefined): { b
 
 /** Plans one file's edit; returns its new record (undefined: enable added nothing there) and what it did. */
 function enableFile(files: ProjectFiles, edit: ConfigEdit, prev: FileRecord | undefined): { record: FileRecord | undefined; change: FileChange } {
+  if (edit.format === "script") {
+    const { record, change } = enableScript(files, edit, prev);
+    return { record, change: { file: edit.file, ...change } };
+  }
   const before = files.read(edit.file);
   const start = startingPoint(before, prev);
   const unchanged = { record: prev, change: { file: edit.file, action: "unchanged", warnings: [] } as FileChange };
@@ -119,7 +124,7 @@ export function planEnableHost(
 ): { record: HostRecord; changes: FileChange[] } {
   const records: Record<string, FileRecord> = { ...(prev?.files ?? {}) };
   const changes: FileChange[] = [];
-  for (const edit of byFile(spec.edits(forge))) {
+  for (const edit of byFile(spec.edits(forge, files))) {
     const { record, change } = enableFile(files, edit, prev?.files[edit.file]);
     if (record) records[edit.file] = record;
     changes.push(change);
@@ -129,6 +134,7 @@ export function planEnableHost(
 
 /** Plans taking one file back to what it was before enable. */
 function disableFile(files: ProjectFiles, host: HostId, file: string, rec: FileRecord): FileChange {
+  if (rec.format === "script") return { file, ...disableScript(files, file, rec) };
   const cur = files.read(file);
   files.removeIfEmpty(rec.createdDirs);
   if (cur === null) return { file, action: "missing", warnings: [] };
@@ -160,8 +166,17 @@ export function planDisableHost(files: ProjectFiles, host: HostId, record: HostR
 
 /** Whether each of the host's files holds Forge's entries (installed), exactly as this version writes them (current). */
 export function hostFileStates(files: ProjectFiles, spec: HostConfigSpec, forge: string): FileState[] {
-  return byFile(spec.edits(forge)).map((edit) => {
+  let edits: readonly ConfigEdit[];
+  try {
+    edits = spec.edits(forge, files);
+  } catch (e) {
+    // The project is in a state the host cannot be wired in (Cline's .clinerules a file): said, not thrown.
+    if (!(e instanceof ForgeError)) throw e;
+    return [{ file: String(e.data["path"] ?? "."), installed: false, current: false, problem: e.message }];
+  }
+  return byFile(edits).map((edit) => {
     try {
+      if (edit.format === "script") return { file: edit.file, ...scriptState(files, edit) };
       const text = files.read(edit.file);
       if (edit.format === "owned") return { file: edit.file, installed: text !== null, current: text === edit.text };
       return { file: edit.file, ...(edit.format === "json" ? jsonEntriesState(edit.file, text, edit.ops) : tomlEntriesState(edit.file, text, edit.ops)) };
