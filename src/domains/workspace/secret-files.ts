@@ -36,9 +36,26 @@ const SNIFF: readonly [RegExp, RegExp][] = [
 ];
 const SNIFF_BYTES = 64 * 1024;
 
+/** Extensions (lower case) that can make a file secret: key stores and keys. */
+const SECRET_EXTENSIONS = new Set(["p12", "pfx", "jks", "keystore", "pem", "key"]);
+/** The last names of STORE_PATHS. */
+const STORE_NAMES = new Set(STORE_PATHS.map((p) => p.slice(p.lastIndexOf("/") + 1)));
+
+/**
+ * Whether a file named `name` could be secret at all: every rule above needs a name that
+ * starts with a dot, is one of ALWAYS or STORE_NAMES, or has one of SECRET_EXTENSIONS. The
+ * walk asks about every file, and almost none passes this.
+ */
+function mayBeSecret(name: string): boolean {
+  if (name.charCodeAt(0) === 46 || ALWAYS.has(name) || STORE_NAMES.has(name)) return true;
+  const dot = name.lastIndexOf(".");
+  return dot > 0 && name.length - dot <= 9 && SECRET_EXTENSIONS.has(name.slice(dot + 1).toLowerCase());
+}
+
 /** Whether `path` (relative, "/"-separated, a file under `root`) is a secret file. */
 export function isSecretFile(root: string, path: string): boolean {
   const name = path.slice(path.lastIndexOf("/") + 1);
+  if (!mayBeSecret(name)) return false;
   if (ENV.test(name) || ALWAYS.has(name) || KEYSTORE.test(name)) return true;
   if (STORE_PATHS.some((p) => path === p || path.endsWith(`/${p}`))) return true;
   for (const [file, holds] of SNIFF) if (file.test(path)) return holds.test(head(join(root, path)));
