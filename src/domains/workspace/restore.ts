@@ -6,6 +6,7 @@
 // this file system would fold into one.
 import { lstatSync, readdirSync, readlinkSync, rmSync, writeFileSync, type Stats } from "node:fs";
 import { isAbsolute, join, sep } from "node:path";
+import { FORGE_DIR } from "../../core/config.js";
 import { ForgeError } from "../../core/errors.js";
 import type { Hash } from "../../objects/hash.js";
 import { ContainedFs } from "./contained-fs.js";
@@ -180,6 +181,9 @@ function underRoot(root: string, p: string): string[] | null {
  * such a pair, so a restore on Linux never pays for it.
  */
 function checkFolding(input: PlanInput, target: Tree): void {
+  // Asked first: where names are not folded (most Linux file systems) no two can clash, and
+  // the pass over every path (a normalized, lower-cased copy of each) is not made.
+  if (!(input.foldsNames ?? foldsNames(input.root))) return;
   const seen = new Map<string, string>();
   const clashes: [string, string][] = [];
   const add = (path: string) => {
@@ -191,20 +195,25 @@ function checkFolding(input: PlanInput, target: Tree): void {
   for (const d of target.dirs.keys()) if (d !== "") add(d);
   for (const p of target.files.keys()) add(p);
   const clash = clashes[0];
-  if (clash === undefined || !(input.foldsNames ?? foldsNames(input.root))) return;
+  if (clash === undefined) return;
   throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `the snapshot holds both ${clash[0]} and ${clash[1]}, which this file system treats as one name`, {
     hint: "nothing was written; restore it on a case-sensitive file system, or restore other paths with -- PATHS",
     data: { paths: clash },
   });
 }
 
-/** Whether the file system under `root` folds letter case: a probe file is looked up by its upper-case name. */
+/**
+ * Whether the file system under `root` folds letter case: a probe file is looked up by its
+ * upper-case name. It is made in the root's .forge/ when that is a folder there (the same
+ * file system; nothing appears in the work tree), else in the root.
+ */
 function foldsNames(root: string): boolean {
-  const name = `.forge-case-${Date.now().toString(36)}-probe`;
-  const probe = join(root, name);
+  const name = `.forge-case-${Date.now().toString(36)}-${process.pid}-probe`;
+  const forgeDir = join(root, FORGE_DIR);
+  const probe = join(lstatSync(forgeDir, { throwIfNoEntry: false })?.isDirectory() ? forgeDir : root, name);
   writeFileSync(probe, "", { flag: "wx" });
   try {
-    return lstatSync(join(root, name.toUpperCase()), { throwIfNoEntry: false }) !== undefined;
+    return lstatSync(join(probe, "..", name.toUpperCase()), { throwIfNoEntry: false }) !== undefined;
   } finally {
     rmSync(probe, { force: true });
   }
