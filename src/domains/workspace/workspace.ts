@@ -276,6 +276,10 @@ export class Workspace {
       trigger: extra.external ? "external-changes" : extra.safety ? "pre-restore" : "files",
       filesRoot: root,
       gcEpoch: extra.epoch,
+      // A snapshot is what a hook takes after every tool call: the search index takes its
+      // changed files in at the next search (reading the parent's folders back and
+      // tokenizing the changed text cost ~14 ms of a 10-file snapshot), not on this path.
+      searchIndex: "later",
       metadata: {
         // What the files cost the store: the checkpoint's own sizes count only its summary.
         fileBytesAdded: (extra.newBytes ?? 0) + dirs.newBytes,
