@@ -50,6 +50,7 @@ const BENCHES = [
   // Its two "peak RSS / inflated" columns each belong to the column before them: left in place.
   { name: "bundle-bomb" },
   { name: "cold", labels: 1 },
+  { name: "start", labels: 1 },
   { name: "history", labels: 2, optional: true, args: ["--postgres", "--file"] },
 ];
 

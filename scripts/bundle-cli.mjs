@@ -95,6 +95,8 @@ const common = {
   minifyWhitespace: true,
   minifySyntax: true,
   legalComments: "none",
+  // bin/code-cache.js reads the bundles as Latin-1: every other character escaped.
+  charset: "ascii",
   external,
   logLevel: "warning",
 };

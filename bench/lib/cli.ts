@@ -12,7 +12,7 @@ export const FORGE_BIN = join(REPO, "bin", "forge.js");
 
 /** The entry bin/forge.js loads for every command but --version: the bundle when the build made one. */
 function cliEntry(): string {
-  const bundled = join(REPO, "dist", "cli-bundle", "main.js");
+  const bundled = join(REPO, "dist", "cli-bundle", "forge.cjs");
   return existsSync(bundled) ? bundled : join(REPO, "dist", "cli", "main.js");
 }
 
