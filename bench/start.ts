@@ -40,7 +40,13 @@ interface Case {
 
 function run(cmd: string, args: readonly string[], cwd: string, input?: string, extraFd = false): { ms: number; counts?: { builtins: number; files: number } } {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { cwd, env: cleanEnv(), input: input ?? "", stdio: ["pipe", "ignore", "pipe", ...(extraFd ? (["pipe"] as const) : [])], encoding: "utf8" });
+  const r = spawnSync(cmd, args, {
+    cwd,
+    env: cleanEnv(),
+    input: input ?? "",
+    stdio: ["pipe", "ignore", "pipe", ...(extraFd ? (["pipe"] as const) : [])],
+    encoding: "utf8",
+  });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   if (r.status !== 0) throw new Error(`${[cmd, ...args].join(" ")} exited ${r.status}: ${String(r.stderr).trim().split("\n")[0]}`);
   const out = extraFd ? String((r.output as unknown as (string | null)[])[3] ?? "") : "";
@@ -62,7 +68,14 @@ async function main(): Promise<void> {
     forge(["init"]);
     forge(["files", "snapshot", "base"]);
     writeFileSync(join(repo, "f1.txt"), "changed\n");
-    const payload = JSON.stringify({ session_id: "bench-start", cwd: repo, hook_event_name: "PostToolUse", tool_name: "Edit", tool_input: { file_path: join(repo, "f1.txt") }, tool_response: { success: true } });
+    const payload = JSON.stringify({
+      session_id: "bench-start",
+      cwd: repo,
+      hook_event_name: "PostToolUse",
+      tool_name: "Edit",
+      tool_input: { file_path: join(repo, "f1.txt") },
+      tool_response: { success: true },
+    });
     const cases: Case[] = [
       { label: "`forge --version`", args: ["--version"] },
       { label: "`forge --help`", args: ["--help"] },
