@@ -9,7 +9,7 @@
 // Run by `npm run build` after tsc. bin/forge.js loads dist/cli/main.js instead when there
 // is no bundle (a tsc-only build). The library (dist/index.js) is not bundled.
 //
-// External (loaded from node_modules when used): the native addon (better-sqlite3), what
+// External (loaded from node_modules when used): the native addon, what
 // only some commands load and is big (the PostgreSQL driver, the MCP SDK, Hono, zod, chrono,
 // jsdiff, cli-progress, Preact) and LangChain. Small pure-JavaScript packages every command
 // needs (commander, ulid, …) are inside, so their compiled code is cached too.
@@ -35,7 +35,9 @@ const out = join(dist, "cli-bundle");
 const tmp = `${out}.${process.pid}.tmp`;
 
 const external = [
-  "better-sqlite3",
+  // better-sqlite3's JavaScript is bundled (its code cached like ours); its addon is loaded
+  // by backends/sqlite/sqlite-addon.ts, or by the `bindings` package it falls back to.
+  "bindings",
   "pg",
   "pg-native",
   "@modelcontextprotocol/sdk",

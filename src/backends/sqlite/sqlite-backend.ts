@@ -3,6 +3,7 @@
 // timeout) serialises their transactions. The SQL itself is the shared layer's (../sql/);
 // this file opens the store, writes objects and holds transactions.
 import Database from "better-sqlite3";
+import { sqliteAddon } from "./sqlite-addon.js";
 import { randomBytes } from "node:crypto";
 import { constants as fsConstants, copyFileSync, linkSync, mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
@@ -133,7 +134,7 @@ const INSERT_OBJECT = "INSERT OR IGNORE INTO objects (hash, data, created_at) VA
  */
 function openConnection(path: string, timeoutMs: number, kind: "memory" | "forge" | "legacy"): Db {
   return wrapOpenErrors(path, () => {
-    const db = new Database(path, { timeout: timeoutMs, fileMustExist: kind !== "memory" });
+    const db = new Database(path, { timeout: timeoutMs, fileMustExist: kind !== "memory", ...sqliteAddon() });
     try {
       if (kind === "legacy") requireForgeTables(db, path);
       db.pragma("journal_mode = WAL");
@@ -159,7 +160,7 @@ function createStoreFile(path: string, timeoutMs: number): void {
   mkdirSync(dirname(path), { recursive: true });
   const building = `${path}.${process.pid}-${randomBytes(4).toString("hex")}.creating`;
   try {
-    const db = new Database(building, { timeout: timeoutMs });
+    const db = new Database(building, { timeout: timeoutMs, ...sqliteAddon() });
     try {
       migrate(db);
       db.pragma("journal_mode = WAL");

@@ -1,6 +1,7 @@
 // The SQLite schema and its migrations, applied in order; PRAGMA user_version records how far.
 // Also how a Forge store file is told apart from any other file before SQLite touches it.
 import Database from "better-sqlite3";
+import { sqliteAddon } from "./sqlite-addon.js";
 import { closeSync, existsSync, fstatSync, openSync, readSync, statSync } from "node:fs";
 import { ForgeError } from "../../core/errors.js";
 import { sessionFactsSql } from "../sql/statements.js";
@@ -245,7 +246,7 @@ function tablesOfCopy(path: string): string[] | Error {
     // An in-memory database cannot be in WAL mode: mark the copy's header as rollback-journal.
     copy[18] = 1;
     copy[19] = 1;
-    const db = new Database(copy, { readonly: true });
+    const db = new Database(copy, { readonly: true, ...sqliteAddon() });
     try {
       return tableNames(db);
     } finally {

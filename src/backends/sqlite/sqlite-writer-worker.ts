@@ -2,6 +2,7 @@
 // inserting batches of objects the main thread sends, so that SQLite's commits and WAL
 // checkpoints (with their fsyncs) never block the thread that reads and hashes files.
 import Database from "better-sqlite3";
+import { sqliteAddon } from "./sqlite-addon.js";
 import { parentPort, workerData } from "node:worker_threads";
 
 interface Job {
@@ -15,7 +16,7 @@ interface Job {
 }
 
 const { path, timeoutMs } = workerData as { path: string; timeoutMs: number };
-const db = new Database(path, { timeout: timeoutMs });
+const db = new Database(path, { timeout: timeoutMs, ...sqliteAddon() });
 db.pragma("synchronous = NORMAL");
 const insert = db.prepare("INSERT OR IGNORE INTO objects (hash, data, created_at) VALUES (?, ?, ?)");
 const insertAll = db.transaction((job: Job) => {
