@@ -230,9 +230,9 @@ describe("forge agent import: compressed rollouts, rewinds, filters and bad inpu
   });
 
   it("refuses a host it cannot import, a time in the future, and --since with --all, naming them", () => {
-    const bad = run(["agent", "import", "--host", "opencode"]);
+    const bad = run(["agent", "import", "--host", "windsurf"]);
     expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toMatch(/no transcript importer for "opencode"/);
+    expect(bad.stderr).toMatch(/no transcript importer for "windsurf"/);
     const future = run(["agent", "import", "--since", "tomorrow"]);
     expect(future.code).not.toBe(0);
     expect(future.stderr).toMatch(/tomorrow/);

@@ -23,9 +23,9 @@ function sessionLine(s: AgentImportResult["sessions"][number]): string {
 export function agentImportCommand(): Command {
   return new Command("import")
     .description(
-      "import this project's sessions from before Forge out of the transcripts Claude Code, Codex, Gemini CLI, Copilot CLI and Cursor keep on this machine (a second run adds only what is new)",
+      "import this project's sessions from before Forge out of the transcripts Claude Code, Codex, Gemini CLI, Copilot CLI, Cursor and OpenCode keep on this machine (a second run adds only what is new)",
     )
-    .option("--host <host...>", "only these hosts: claude-code, codex, gemini-cli, copilot, cursor (repeatable, or comma-separated)", commaList)
+    .option("--host <host...>", "only these hosts: claude-code, codex, gemini-cli, copilot, cursor, opencode (repeatable, or comma-separated)", commaList)
     .option("--since <time>", 'only sessions active since then: "30 days ago" (the default), "2025-06-01", …')
     .option("--all", "every session, however old")
     .action(

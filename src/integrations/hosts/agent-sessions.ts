@@ -13,6 +13,7 @@ import type { Store } from "../../timeline/store.js";
 import type { Checkpoint } from "../../timeline/types.js";
 import { type AgentState, readAgentStates } from "./agent-state.js";
 import { PROMPT_TRIGGER } from "./capture-event.js";
+import { splitTurns } from "./turns.js";
 import { HOST_IDS, type HostId } from "./types.js";
 
 export interface AgentSessionSummary {
@@ -151,15 +152,15 @@ export async function agentSessionDetail(store: Store, summary: AgentSessionSumm
   const working = await session.working();
   const messages = ((working?.state as { messages?: Message[] } | undefined)?.messages ?? []) as Message[];
   const prompts = await promptCheckpoints(session);
-  const starts = prompts.map((cp) => Math.min(Number(cp.metadata["messages"]) || 0, messages.length));
+  const split = splitTurns(prompts, messages);
   const turns = prompts.map((cp, i) => ({
     prompt: Number(cp.metadata["prompt"]),
     text: typeof cp.metadata["text"] === "string" ? cp.metadata["text"] : null,
     checkpoint: cp,
     imported: cp.metadata["imported"] !== undefined,
-    messages: messages.slice(starts[i], i + 1 < starts.length ? starts[i + 1] : messages.length),
+    messages: split.turns[i] ?? [],
   }));
-  return { ...summary, preamble: messages.slice(0, starts[0] ?? messages.length), turns };
+  return { ...summary, preamble: split.preamble, turns };
 }
 
 /** The commit `ref` names in the git work tree at `cwd`, and the checkpoint its Forge-Checkpoint trailer names; undefined when `ref` is no commit or has no trailer. */

@@ -3,8 +3,9 @@
 // once, by its key), and the files are snapshotted when they may have changed (a prompt
 // boundary, a tool that may write, the end of a turn) — shell commands and the user's own
 // edits between turns included. A prompt is a checkpoint of that moment: the conversation
-// before it, the files as they were (its files root) and the reasoning session's HEAD, so
-// a rewind to prompt N brings back exactly that.
+// before it (the prompt's own message, when the host wrote it down before its hook, comes
+// after the checkpoint: a turn starts with its prompt, see turns.ts), the files as they were
+// (its files root) and the reasoning session's HEAD, so a rewind to prompt N brings back exactly that.
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { FORGE_DIR, findForgeRoot } from "../../core/config.js";
@@ -18,6 +19,7 @@ import { hostCapture } from "./capture/index.js";
 import { recordAgentWrite, writeOfEvent } from "./agent-writes.js";
 import { markFired } from "./fired.js";
 import { implicitSessionId } from "./implicit-session.js";
+import { ownPromptIndex } from "./turns.js";
 import type { CaptureKind, CapturedMessage, HostCapture, HostEvent, HostId } from "./types.js";
 
 /** The trigger of a prompt's checkpoint (`forge rewind --to-prompt N` finds it by its `prompt` metadata). */
@@ -82,10 +84,13 @@ export async function captureEvent(
       if (state.cursor === null && state.prompts === 0) state.prompts = await promptCount(conversation.session);
       const held = await conversation.messages();
       const imported = importTranscript(cap, event, state, new Set(held.flatMap((m) => (m.id === undefined ? [] : [m.id]))));
-      if (imported.length > 0) {
-        await conversation.append(prepareForStore(imported), { format: "forge" });
-        actions.push(`conversation: ${imported.length} new ${imported.length === 1 ? "entry" : "entries"} from ${state.transcript}`);
-      }
+      // A prompt's checkpoint holds the conversation before the prompt's own message, which a
+      // host that writes it down before its hook has among the new entries: those go in after it.
+      const cut = kind === "prompt" ? ownPromptIndex(imported, event.prompt, cap.promptBeforeHook === true) : imported.length;
+      const before = imported.slice(0, cut);
+      const after = imported.slice(cut);
+      if (imported.length > 0) actions.push(`conversation: ${imported.length} new ${imported.length === 1 ? "entry" : "entries"} from ${state.transcript}`);
+      if (before.length > 0) await conversation.append(prepareForStore(before), { format: "forge" });
       const epoch = await store.gcEpoch();
       // A tool's snapshot is recorded as that tool call's doing, for `forge blame`.
       const wrote: Wrote | undefined =
@@ -113,7 +118,7 @@ export async function captureEvent(
             hostSession: shownId,
             prompt: state.prompts,
             ...(event.prompt !== undefined && { text: event.prompt }),
-            messages: held.length + imported.length,
+            messages: held.length + before.length,
             ...(snapshot && { filesSnapshot: snapshot.id }),
             reasoning: await reasoningHead(store, options.reasoningSession),
           },
@@ -132,6 +137,7 @@ export async function captureEvent(
         });
         actions.push(`before compaction: checkpoint #${cp.seq}`);
       }
+      if (after.length > 0) await conversation.append(prepareForStore(after), { format: "forge" });
       // A host with no transcript to read: what the payload itself says (the prompt, the tool call, the reply).
       const said = cap.transcript === undefined ? (cap.payloadMessages?.(event, `hook:${kind}:${held.length + imported.length}`) ?? []) : [];
       if (said.length > 0) {

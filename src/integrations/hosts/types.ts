@@ -127,6 +127,12 @@ export interface HostCapture {
   /** The session's transcript file when the payload does not name it (a host that keeps them in a known place); undefined when not found. */
   locateTranscript?(event: HostEvent): string | undefined;
   /**
+   * The host writes a prompt to its transcript before its prompt hook runs (Claude Code): the
+   * last prompt entry a prompt hook reads is that prompt's, whatever its text. Other hosts'
+   * is recognized by the prompt's text (turns.ts).
+   */
+  readonly promptBeforeHook?: boolean;
+  /**
    * What the hook prints on stdout at this event, in the host's output protocol, given
    * `context`: text for the agent's context ("" for none). Some hosts parse stdout as JSON
    * and need an object even when there is nothing to say.

@@ -1,6 +1,6 @@
 // agent_import: the sessions agent hosts recorded for this project before Forge captured them
 // (Claude Code, Codex, Gemini CLI, Copilot CLI and Cursor transcripts in their own folders on
-// this machine), imported as the conversation timelines live capture makes. Files were not
+// this machine, OpenCode's database and session files), imported as the conversation timelines live capture makes. Files were not
 // recorded then: imported turns say so and carry no files snapshot.
 import { ForgeError } from "../../core/errors.js";
 import { parsePastTime } from "../../core/time.js";
@@ -38,10 +38,10 @@ export const agentImportOperation = defineOperation({
   name: "agent_import",
   title: "Import agent sessions from before Forge",
   description:
-    "Finds the sessions agent hosts recorded for this project on this machine (Claude Code, Codex, Gemini CLI, Copilot CLI and Cursor transcripts in the hosts' own folders, matched by the working folder they recorded) and imports them as conversation timelines: prompts, replies, tool calls and results, thinking, sub-agents, at their real times, secrets redacted. Incremental: a second run adds only what is new, and a session later captured by the hooks stays one session. Files are not known for that past.",
+    "Finds the sessions agent hosts recorded for this project on this machine (Claude Code, Codex, Gemini CLI, Copilot CLI and Cursor transcripts in the hosts' own folders, OpenCode's own database, matched by the working folder they recorded) and imports them as conversation timelines: prompts, replies, tool calls and results, thinking, sub-agents, at their real times, secrets redacted. Incremental: a second run adds only what is new, and a session later captured by the hooks stays one session. Files are not known for that past.",
   effect: "write",
   input: (z) => ({
-    hosts: z.array(z.string().min(1)).default([]).describe("only these hosts (claude-code, codex, gemini-cli, copilot, cursor); none: all"),
+    hosts: z.array(z.string().min(1)).default([]).describe("only these hosts (claude-code, codex, gemini-cli, copilot, cursor, opencode); none: all"),
     since: z.string().min(1).optional().describe(`only sessions active since this time (default "${DEFAULT_SINCE}")`),
     all: z.boolean().default(false).describe("every session, however old (instead of since)"),
   }),
@@ -52,7 +52,7 @@ export const agentImportOperation = defineOperation({
     const unknown = input.hosts.filter((h) => !(IMPORT_HOSTS as readonly string[]).includes(h));
     if (unknown.length > 0)
       throw new ForgeError("INVALID_ARGUMENT", `no transcript importer for ${unknown.map((h) => `"${h}"`).join(", ")}`, {
-        hint: `the hosts Forge imports: ${IMPORT_HOSTS.join(", ")} (OpenCode keeps its sessions in a database of its own, see docs/AGENTS.md)`,
+        hint: `the hosts Forge imports: ${IMPORT_HOSTS.join(", ")} (the others keep no transcript Forge can read, see docs/AGENTS.md)`,
         data: { hosts: unknown },
       });
     const since = input.all ? null : input.since === undefined ? defaultSince() : parsePastTime(input.since);

@@ -4,6 +4,7 @@
 import type { ContentPart, Message, ToolCall } from "../../../domains/conversation/model.js";
 import type { Store } from "../../../timeline/store.js";
 import { promptCheckpoints } from "../agent-sessions.js";
+import { splitTurns } from "../turns.js";
 import { type BlameLine, type BlameReport, blameFile, type BlameOptions } from "./blame.js";
 
 export interface WhyReport {
@@ -60,10 +61,7 @@ async function turnMessages(store: Store, sessionName: string, prompt: number): 
   const prompts = await promptCheckpoints(session);
   const i = prompts.findIndex((cp) => Number(cp.metadata["prompt"]) === prompt);
   if (i < 0) return [];
-  const from = Math.min(Number(prompts[i]?.metadata["messages"]) || 0, messages.length);
-  const next = prompts[i + 1];
-  const to = next === undefined ? messages.length : Math.min(Number(next.metadata["messages"]) || 0, messages.length);
-  return messages.slice(from, Math.max(from, to));
+  return splitTurns(prompts, messages).turns[i] ?? [];
 }
 
 /** The turn's call the record names: by its id, else the last call of that tool. */

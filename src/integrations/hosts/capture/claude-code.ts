@@ -106,6 +106,8 @@ export const capture: HostCapture = {
     return undefined;
   },
   transcript,
+  // Claude Code appends the user's line to the transcript before it runs UserPromptSubmit.
+  promptBeforeHook: true,
   locateTranscript(event) {
     if (event.sessionId === undefined || event.cwd === undefined) return undefined;
     const path = join(claudeProjectDir(event.cwd), `${event.sessionId}.jsonl`);

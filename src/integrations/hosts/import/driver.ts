@@ -22,6 +22,7 @@ const LOADERS: Partial<Record<HostId, () => Promise<{ history: HostHistory }>>> 
   "gemini-cli": () => import("./gemini-cli.js"),
   copilot: () => import("./copilot.js"),
   cursor: () => import("./cursor.js"),
+  opencode: () => import("./opencode.js"),
 };
 
 /** The hosts whose transcripts Forge can import, in HOST_IDS order. */

@@ -16,8 +16,10 @@ import { ConversationSession } from "../../../domains/conversation/conversation-
 import { CONVERSATION_SESSION_KIND, conversationState, type Message } from "../../../domains/conversation/model.js";
 import type { HistoryCheckpoint } from "../../../timeline/history-import.js";
 import type { Store } from "../../../timeline/store.js";
-import { MAIN_BRANCH } from "../../../timeline/types.js";
+import { type Checkpoint, MAIN_BRANCH } from "../../../timeline/types.js";
+import { promptCheckpoints } from "../agent-sessions.js";
 import { PROMPT_TRIGGER, prepareForStore } from "../capture-event.js";
+import { isPromptMessage, turnStart } from "../turns.js";
 import type { CapturedMessage, HostId } from "../types.js";
 
 /** The trigger of the checkpoint that closes an import (all the messages read). */
@@ -96,7 +98,7 @@ export async function writeImported(store: Store, input: ImportWrite): Promise<I
     await createSession(store, input, fresh, messages, times);
     return { held: true, created: true, ...written, lastPrompt: written.prompts };
   }
-  const lastPrompt = await appendToSession(conversation, input, fresh, messages, held.length);
+  const lastPrompt = await appendToSession(conversation, input, fresh, messages, held);
   return { held: true, created: false, ...written, lastPrompt };
 }
 
@@ -196,11 +198,13 @@ async function appendToSession(
   input: ImportWrite,
   fresh: readonly CapturedMessage[],
   messages: Message[],
-  held: number,
+  heldMessages: readonly Message[],
 ): Promise<number> {
+  const held = heldMessages.length;
   // The hook state's count, or the store's when the state was lost.
   const numbered = await conversation.session.list({ trigger: PROMPT_TRIGGER });
   let n = numbered.reduce((max, cp) => Math.max(max, Number(cp.metadata["prompt"]) || 0), input.promptsBefore);
+  const waiting = awaitingPrompts(await promptCheckpoints(conversation.session), heldMessages);
   let from = 0;
   const flush = async (to: number) => {
     if (to > from) await conversation.append(messages.slice(from, to), { format: "forge" });
@@ -210,10 +214,35 @@ async function appendToSession(
     if (!e.prompt) continue;
     await flush(i);
     if ((await conversation.session.working()) === undefined) await conversation.replace([]);
+    const k = waiting.findIndex((cp) => isPromptMessage(messages[i], String(cp.metadata["text"])));
+    const live = k < 0 ? undefined : waiting.splice(0, k + 1)[k];
+    if (live !== undefined) {
+      // The prompt a hook checkpointed before the host wrote it down: that checkpoint, now knowing where its turn starts.
+      await conversation.session.checkpointWorking({
+        message: live.message,
+        trigger: PROMPT_TRIGGER,
+        tags: [...live.tags, "imported"],
+        metadata: { ...live.metadata, messages: held + i, fills: live.id, at: live.createdAt.toISOString() },
+        filesRoot: live.filesRoot,
+      });
+      continue;
+    }
     n += 1;
     await conversation.session.checkpointWorking({ ...promptCheckpoint(input, n, promptText(messages[i] as Message), held + i, e.at), filesRoot: null });
   }
   await flush(messages.length);
   await conversation.session.checkpointWorking({ ...importCheckpoint(input, fresh.length, held + messages.length, n), filesRoot: null });
   return n;
+}
+
+/**
+ * The prompt checkpoints live capture made whose prompt the conversation does not hold yet, in
+ * order: the host wrote the prompt down after its hook and no later hook read it (a turn an
+ * import catches halfway), or its hooks read no transcript at all (OpenCode's plugin).
+ */
+function awaitingPrompts(prompts: readonly Checkpoint[], held: readonly Message[]): Checkpoint[] {
+  return prompts.filter((cp) => {
+    const text = cp.metadata["text"];
+    return cp.metadata["imported"] === undefined && typeof text === "string" && !isPromptMessage(held[turnStart(cp, held)], text);
+  });
 }
