@@ -2,7 +2,7 @@
 // before the walk asks: it may only ever make a walk earlier, never different. Each test
 // compares a walk that took folders from the real worker script (the built
 // dist/cli-bundle/walk-preload-worker.cjs) with a walk that listed everything itself.
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -38,7 +38,7 @@ async function walk(root: string) {
 }
 
 function start(root: string): PreloadHandle {
-  const handle = startWalkPreload(root, WORKER);
+  const handle = startWalkPreload(root, WORKER, 0);
   expect(handle, "a preload starts where a stat cache is").toBeDefined();
   return handle as PreloadHandle;
 }
@@ -98,7 +98,7 @@ describe("the walk preload", () => {
     expect(takeWalkPreload(root)).toBeUndefined();
   });
 
-  it("starts only for commands that walk the work tree, and only where a stat cache exists", () => {
+  it("starts only for commands that walk the work tree, and only where a stat cache of a big enough tree exists", async () => {
     expect(walksWorkTree(["files", "status"])).toBe(true);
     expect(walksWorkTree(["--json", "files", "snapshot", "x"])).toBe(true);
     expect(walksWorkTree(["hook", "post-tool"])).toBe(true);
@@ -106,12 +106,23 @@ describe("the walk preload", () => {
     expect(walksWorkTree(["checkpoint", "list"])).toBe(false);
     const bare = tempDir("walk-preload-bare").path;
     mkdirSync(join(bare, ".forge"));
-    expect(startWalkPreload(bare, WORKER)).toBeUndefined();
+    expect(startWalkPreload(bare, WORKER, 0)).toBeUndefined();
+    // A small tree (its stat cache under the threshold) walks faster than a worker starts.
+    const small = tree();
+    await walk(small);
+    expect(startWalkPreload(small, WORKER)).toBeUndefined();
   });
 
   it("does not change what `forge files status` says", () => {
     const root = tempDir("walk-preload-cli").path;
-    for (let d = 0; d < 20; d++) for (let f = 0; f < 20; f++) put(root, `d${d}/f${f}.txt`, `${d}/${f}\n`);
+    // Big enough for bin/forge.js to start the preload (a stat cache over 200 KB).
+    // Written an hour ago, so that the first snapshot trusts their stats and keeps its stat cache.
+    const hourAgo = Date.now() / 1000 - 3600;
+    for (let d = 0; d < 25; d++)
+      for (let f = 0; f < 110; f++) {
+        put(root, `d${d}/f${f}.txt`, `${d}/${f}\n`);
+        utimesSync(join(root, `d${d}/f${f}.txt`), hourAgo, hourAgo);
+      }
     expect(forge(root, ["init"]).code).toBe(0);
     expect(forge(root, ["files", "snapshot", "base"]).code).toBe(0);
     put(root, "d3/f3.txt", "changed\n");
@@ -124,7 +135,8 @@ describe("the walk preload", () => {
     const alone = status({ FORGE_NO_PRELOAD: "1" });
     expect(alone).toContain("modified d3/f3.txt");
     expect(alone).toContain("created d9/new.txt");
-    expect(alone.filter((c) => c.startsWith("deleted d12/"))).toHaveLength(20);
+    expect(alone.filter((c) => c.startsWith("deleted d12/"))).toHaveLength(110);
+    expect(statSync(join(root, ".forge", "stat-cache.bin")).size).toBeGreaterThan(200 * 1024);
     for (let i = 0; i < 3; i++) expect(status({})).toEqual(alone);
   });
 });

@@ -1,10 +1,13 @@
 // Starts the walk preload (walk-preload.ts) for bin/forge.js, before the CLI is loaded: a
 // module of its own, bundled apart (scripts/bundle-cli.mjs), so that starting it costs only
 // this and Node's worker_threads.
-import { existsSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { CTL_WORDS, type PreloadHandle } from "./walk-preload.js";
+
+/** A stat cache this small (~2,000 files: ~100 bytes an entry) means a tree not worth a worker. */
+const MIN_CACHE_BYTES = 200 * 1024;
 
 /** `forge files <these>` walk the work tree at once; every `forge hook …` may. */
 const WALKING_FILES_COMMANDS = new Set(["status", "snapshot", "diff", "restore"]);
@@ -18,10 +21,10 @@ export function walksWorkTree(args: readonly string[]): boolean {
 /**
  * Starts the worker script `workerFile` on the workspace around `cwd` (the folder holding the
  * nearest .forge, as workspace roots are found), if the last walk there left a stat cache to
- * plan from. Undefined when there is none, or the worker cannot start (the walk then does
- * everything itself).
+ * plan from, of at least `minCacheBytes`. Undefined when there is none, or the worker cannot
+ * start (the walk then does everything itself).
  */
-export function startWalkPreload(cwd: string, workerFile: string): PreloadHandle | undefined {
+export function startWalkPreload(cwd: string, workerFile: string, minCacheBytes = MIN_CACHE_BYTES): PreloadHandle | undefined {
   let root: string | undefined;
   for (let dir = resolve(cwd); root === undefined; ) {
     if (existsSync(join(dir, ".forge"))) root = dir;
@@ -29,7 +32,9 @@ export function startWalkPreload(cwd: string, workerFile: string): PreloadHandle
     else dir = dirname(dir);
   }
   const cacheFile = join(root, ".forge", "stat-cache.bin");
-  if (!existsSync(cacheFile)) return undefined;
+  // A tree the main thread walks in a few milliseconds is not worth a worker's start.
+  const size = statSync(cacheFile, { throwIfNoEntry: false })?.size;
+  if (size === undefined || size < minCacheBytes) return undefined;
   const startedAt = Date.now();
   try {
     const ctl = new Int32Array(new SharedArrayBuffer(4 * CTL_WORDS));
