@@ -222,11 +222,14 @@ function walker(options: ScanOptions): {
     for (let k = 0; k < names.length; k++) {
       const name = names[k] as string;
       const path = prefix + name;
-      const at = pre === undefined ? -1 : (pre.at + k) * STAT_WORDS;
-      const seen = at < 0 ? FAILED : (pre as PreloadedDir).stats[at];
+      // The entry's stat: the preload's numbers where it has them (read in place), else lstat's.
+      let sv: Float64Array = st;
+      let at = 0;
+      const seen = pre === undefined ? FAILED : (pre.stats[(at = (pre.at + k) * STAT_WORDS)] as number);
       if (seen === GONE) continue;
-      if (seen !== FAILED) st.set((pre as PreloadedDir).stats.subarray(at, at + STAT_WORDS));
+      if (seen !== FAILED) sv = (pre as PreloadedDir).stats;
       else {
+        at = 0;
         try {
           if (!lstat(base + name, st)) continue; // removed while we walked
         } catch (e) {
@@ -234,11 +237,11 @@ function walker(options: ScanOptions): {
           continue;
         }
       }
-      const fmt = (st[ST_MODE] as number) & S_IFMT;
+      const mode = sv[at + ST_MODE] as number;
+      const fmt = mode & S_IFMT;
       const isDir = fmt === S_IFDIR;
       if (ignore.ignores(path, isDir)) continue;
-      const mode = st[ST_MODE] as number;
-      const size = st[ST_SIZE] as number;
+      const size = sv[at + ST_SIZE] as number;
       const perm = mode & 0o777;
       if (isDir) {
         descend(path, perm, size);
@@ -259,9 +262,9 @@ function walker(options: ScanOptions): {
           large.push(path);
           continue;
         }
-        const mtimeMs = st[ST_MTIME] as number;
-        const ctimeMs = st[ST_CTIME] as number;
-        const ino = st[ST_INO] as number;
+        const mtimeMs = sv[at + ST_MTIME] as number;
+        const ctimeMs = sv[at + ST_CTIME] as number;
+        const ino = sv[at + ST_INO] as number;
         const cached = cache.lookup(path, size, mtimeMs, ctimeMs, ino, mode);
         if (cached !== undefined) files.set(path, { type: "f", mode: perm, size, hash: cached });
         else pending.push({ path, st: { size, mtimeMs, ctimeMs, ino, mode }, mode: perm });
