@@ -181,6 +181,12 @@ export interface MetaWriter extends MetaReader {
    * SESSION_NOT_FOUND when the session does not exist.
    */
   putSideRecords?(sessionId: string, records: readonly (SideRecord & { readonly replace?: boolean })[]): Promise<void>;
+  /**
+   * Writes objects not stored yet inside this transaction, committed with it (as
+   * `Backend.putObjects`); returns the stored bytes newly written. Used where the backend
+   * says `objectsInTransaction`.
+   */
+  putObjects?(objects: readonly StoredObject[]): Promise<number>;
 }
 
 export interface Backend {
@@ -189,6 +195,17 @@ export interface Backend {
 
   /** Writes objects that are not stored yet (idempotent); returns the stored bytes newly written. */
   putObjects(objects: readonly StoredObject[]): Promise<number>;
+  /**
+   * A few objects are better written in the transaction whose metadata refers to them
+   * (`MetaWriter.putObjects`) than in one of their own (SQLite: one commit instead of two).
+   */
+  readonly objectsInTransaction?: boolean;
+  /**
+   * Writes side records of a session in a transaction of their own, as `transaction` with
+   * `MetaWriter.putSideRecords` would, in one step (SQLite: no await inside it). Optional:
+   * without it, callers use a transaction.
+   */
+  putSideRecords?(sessionId: string, records: readonly (SideRecord & { readonly replace?: boolean })[]): Promise<void>;
   /** The stored bytes of each hash that exists; absent hashes are missing from the map. */
   getObjects(hashes: readonly string[]): Promise<Map<string, Uint8Array>>;
   /** The subset of `hashes` that is stored. */

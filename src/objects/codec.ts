@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { constants as Z, createInflateRaw, deflateRawSync, inflateRawSync } from "node:zlib";
 import { CorruptObjectError } from "../core/errors.js";
+import { deflateShort } from "./deflater.js";
 import { sha256, type Hash } from "./hash.js";
 import { formatBytes, maxRawBytes, nodeLimitProblem, ObjectTooLargeError } from "./limits.js";
 
@@ -12,6 +13,8 @@ const RAW = 0;
 const DEFLATE = 1;
 /** Below this size compression rarely pays for its header. */
 const MIN_COMPRESS = 96;
+/** Objects up to this size are deflated into Node's buffer pool (Buffer.poolSize / 2). */
+const SMALL = 4096;
 
 /**
  * How hard to compress: "best" (zlib's default level 6) for the small JSON nodes of states,
@@ -34,7 +37,16 @@ function options(size: number, effort: Effort): { level: number; windowBits: num
 /** The stored form of `raw`: deflated when that is at least 1/8 smaller. */
 export function pack(raw: Uint8Array, effort: Effort = "best"): Uint8Array {
   if (raw.length >= MIN_COMPRESS) {
-    const z = deflateRawSync(raw, options(raw.length, effort));
+    const opts = options(raw.length, effort);
+    // Deflated after its codec byte into a buffer just short enough: an object that does not fit is stored raw.
+    const short = deflateShort(raw, opts, raw.length - (raw.length >> 3), 1);
+    if (short === null) return withCodec(RAW, raw);
+    if (short !== undefined) {
+      short[0] = DEFLATE;
+      // A small one sits in Node's shared pool as any small buffer does; a big one gets a buffer of its size, not the room's.
+      return raw.length <= SMALL ? short : Buffer.from(short);
+    }
+    const z = deflateRawSync(raw, opts);
     if (z.length + (raw.length >> 3) < raw.length) return withCodec(DEFLATE, z);
   }
   return withCodec(RAW, raw);

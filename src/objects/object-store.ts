@@ -28,14 +28,30 @@ function loadWriters(): Promise<WriteSupport> {
   return loadingWriters;
 }
 
+/** A tree `prepareValue` encoded, whose new objects may still be for the caller to write. */
+export interface PreparedTree {
+  readonly root: Hash;
+  readonly logicalBytes: number;
+  /** Packed objects the store may lack, for the caller's transaction to write; empty when written already. */
+  readonly unwritten: readonly StoredObject[];
+  /** The tree as written, once `unwritten` added `newBytes` stored bytes. */
+  written(newBytes: number): WrittenTree;
+  /** Tells the store that the transaction that wrote `unwritten` committed: it counts on them from then on. */
+  stored(): void;
+}
+
 export interface WrittenTree {
   readonly root: Hash;
   readonly logicalBytes: number;
   /** Stored bytes this write added to the backend. */
   readonly newBytes: number;
+  /** Objects handed to the backend: those it lacked (a write of a few nodes hands them all, see prepareValue). */
   readonly newObjects: number;
 }
 
+/** More fresh nodes than this on a write, and the backend is asked first which it has (fewer are packed without asking). */
+const ASK_ABOVE = 8;
+const NONE: ReadonlySet<Hash> = new Set();
 /** How many hashes one backend read asks for at most. */
 const BATCH = 500;
 /** How many streams (sessions) keep an encoder memo; each costs about one state's text. */
@@ -71,6 +87,16 @@ export class ObjectStore {
    * another cost only what changed.
    */
   async writeValue(value: unknown, stream = "", hint?: UnchangedHint, redactor: Redactor = this.redactor): Promise<WrittenTree> {
+    return (await this.prepareValue(value, stream, hint, redactor, false)).written(0);
+  }
+
+  /**
+   * `writeValue`, except that with `leave` a few new objects (a small change's) are not
+   * written but handed back packed (`unwritten`) for the caller to write in the transaction
+   * that commits the tree (MetaWriter.putObjects); `stored()` then tells the store they
+   * are, and only then does it count on them (its memo and the objects it knows).
+   */
+  async prepareValue(value: unknown, stream: string, hint: UnchangedHint | undefined, redactor: Redactor, leave: boolean): Promise<PreparedTree> {
     const { encoder, limits } = writers ?? (await loadWriters());
     const { encodeTree } = encoder;
     const { nodeLimitProblem, stateTooBig } = limits;
@@ -89,24 +115,34 @@ export class ObjectStore {
       const problem = nodeLimitProblem(raw);
       if (problem !== null) throw stateTooBig(value, raw, problem);
     }
-    const { newBytes, newObjects } = await this.#writeFresh(tree.fresh);
-    for (const [hash, raw] of tree.fresh) this.#nodes.set(hash, parseNode(hash, raw, true));
-    // Only a written tree may vouch for its nodes; keep the most recent streams.
-    this.#memos.delete(stream);
-    this.#memos.set(stream, tree.memo);
-    if (this.#memos.size > MEMO_STREAMS) this.#memos.delete(this.#memos.keys().next().value as string);
-    return { root: tree.root, logicalBytes: tree.logicalBytes, newBytes, newObjects };
-  }
-
-  async #writeFresh(fresh: Map<Hash, Buffer>): Promise<{ newBytes: number; newObjects: number }> {
-    if (fresh.size === 0) return { newBytes: 0, newObjects: 0 };
-    const hashes = [...fresh.keys()];
-    const present = await this.#backend.hasObjects(hashes);
+    const { fresh, memo, root, logicalBytes } = tree;
+    // A few nodes (a checkpoint of a small change) are packed without asking the backend which
+    // it has: `putObjects` writes only those missing, and the query costs what packing them does.
+    const present = fresh.size <= ASK_ABOVE ? NONE : await this.#backend.hasObjects([...fresh.keys()]);
     const missing: StoredObject[] = [];
     for (const [hash, raw] of fresh) if (!present.has(hash)) missing.push({ hash, data: pack(raw) });
-    const newBytes = missing.length > 0 ? await this.#backend.putObjects(missing) : 0;
-    for (const h of hashes) this.#known.add(h);
-    return { newBytes, newObjects: missing.length };
+    const later = leave && fresh.size <= ASK_ABOVE && missing.length > 0;
+    const written = later || missing.length === 0 ? 0 : await this.#backend.putObjects(missing);
+    let counted = false;
+    const stored = (): void => {
+      if (counted) return;
+      counted = true;
+      for (const h of fresh.keys()) this.#known.add(h);
+      for (const [hash, raw] of fresh) this.#nodes.set(hash, parseNode(hash, raw, true));
+      // Only a stored tree may vouch for its nodes; keep the most recent streams.
+      this.#memos.delete(stream);
+      this.#memos.set(stream, memo);
+      if (this.#memos.size > MEMO_STREAMS) this.#memos.delete(this.#memos.keys().next().value as string);
+    };
+    // Written already: the store counts on them at once, whatever the caller's transaction does.
+    if (!later) stored();
+    return {
+      root,
+      logicalBytes,
+      unwritten: later ? missing : [],
+      written: (newBytes) => ({ root, logicalBytes, newBytes: later ? newBytes : written, newObjects: missing.length }),
+      stored,
+    };
   }
 
   /**

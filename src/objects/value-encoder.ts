@@ -14,12 +14,14 @@
 // already holds was redacted when it was first encoded, so only what changed is scanned.
 import { InvalidStateError } from "../core/errors.js";
 import type { JsonPathKey, Redactor } from "../core/redact/redactor.js";
+import { isFrozenJson } from "./frozen-json.js";
 import { redactKey } from "./key-redaction.js";
 import { DEFAULT_TREE_PARAMS, type TreeParams } from "./tree-params.js";
 import { hashBits, sha256, type Hash } from "./hash.js";
 import { arrayNodeText, jsonNodeText, type ChunkEntry, type JsonRef } from "./node.js";
 import { BadValue, EMPTY_ENCS, EMPTY_KEYS, EMPTY_KIDS, FALSE, NO_REFS, NULL, PLACEHOLDER, REF_WEIGHT, TRUE, TWO_32, checkPrototype } from "./value-memo.js";
 import { cutPoints, enc, findBad, fnv1a, formatPath, indexKeys, internKeys, objectFault, ownOnly, prefixed, quoteKey, sameRun } from "./value-memo.js";
+import { chunksByFirst, keptGroups, sameKeys } from "./value-memo.js";
 import type { ChunkMemo, Enc, EncodedTree, GroupMemo, Kid, Memo, Primitive, TreeMemo, UnchangedHint } from "./value-memo.js";
 
 export type { EncodedTree, TreeMemo, UnchangedHint } from "./value-memo.js";
@@ -96,7 +98,11 @@ class Encoder {
     const ahead = this.#ahead?.get(v);
     if (ahead !== undefined) return ahead;
     const memo = old !== null && typeof old === "object" ? old : undefined;
-    return Array.isArray(v) ? this.#array(v, memo?.isArray === true ? memo : undefined) : this.#object(v, memo?.isArray === false ? memo : undefined);
+    // A frozen value met at the same place again: the same JSON, not walked.
+    if (memo !== undefined && memo.src === v) return memo;
+    const m = Array.isArray(v) ? this.#array(v, memo?.isArray === true ? memo : undefined) : this.#object(v, memo?.isArray === false ? memo : undefined);
+    if (m.src !== v && isFrozenJson(v)) m.src = v;
+    return m;
   }
 
   #primitive(v: unknown): Enc {
@@ -185,7 +191,8 @@ class Encoder {
       kids = oldKids.slice(0, j);
       encs = oldEncs.slice(0, j);
     }
-    keys = internKeys(keys);
+    // The memo's keys when they are the same (a value changed, not the shape): interned already.
+    keys = sameKeys(keys, oldKeys) ? (oldKeys as string[]) : internKeys(keys);
     const kidEnc = encs as Enc[];
     let text = "{";
     let len = 2;
@@ -204,7 +211,7 @@ class Encoder {
     }
     text += "}";
     const e = text.length > this.#p.splitBytes ? this.#split(text, refs ?? NO_REFS, len) : enc(text, refs ?? NO_REFS, len);
-    return { isArray: false, keys, kids: kids as Kid[], kidEnc, enc: e, textLen: 0, chunked: null };
+    return { isArray: false, keys, kids: kids as Kid[], kidEnc, enc: e, textLen: 0, chunked: null, src: null };
   }
 
   #array(a: readonly unknown[], old: Memo | undefined): Memo {
@@ -214,6 +221,7 @@ class Encoder {
     const oldN = oldKids.length;
     let kids: Kid[] | null = old === undefined ? new Array<Kid>(n) : null;
     let encs: Enc[] | null = old === undefined ? new Array<Enc>(n) : null;
+    let same = old === undefined ? 0 : n; // leading items that are the memo's own kids
     // The text length follows the change: only items that differ from the memo are measured.
     let textLen = old === undefined ? 1 + n : old.textLen + (n - oldN);
     for (let i = oldN - 1; i >= n; i--) textLen -= (oldEncs[i] as Enc).text.length;
@@ -238,10 +246,10 @@ class Encoder {
         this.#path?.pop();
       }
       if (kids === null && kid !== oldKid) {
+        same = i;
+        // Filled in order from here on: appended, so the arrays stay packed.
         kids = oldKids.slice(0, i);
         encs = oldEncs.slice(0, i);
-        kids.length = n;
-        encs.length = n;
       }
       if (kids !== null) {
         kids[i] = kid;
@@ -257,7 +265,7 @@ class Encoder {
       encs = oldEncs.slice(0, n);
     }
     const kidEnc = encs as Enc[];
-    if (textLen > this.#p.chunkArrayBytes && n >= 2) return this.#chunked(kids, kidEnc, textLen, old);
+    if (textLen > this.#p.chunkArrayBytes && n >= 2) return this.#chunked(kids, kidEnc, textLen, old, same);
     let text = "[";
     let len = 1 + Math.max(n, 1);
     let refs: JsonRef[] | null = null;
@@ -272,24 +280,28 @@ class Encoder {
     }
     text += "]";
     const e = text.length > this.#p.splitBytes ? this.#split(text, refs ?? NO_REFS, len) : enc(text, refs ?? NO_REFS, len);
-    return { isArray: true, keys: null, kids, kidEnc, enc: e, textLen, chunked: null };
+    return { isArray: true, keys: null, kids, kidEnc, enc: e, textLen, chunked: null, src: null };
   }
 
   /**
    * Cuts an array into content-defined chunks; it becomes an `a` node (or a tree of them).
    * Per-item boundary data, chunks and groups are carried over from the memo wherever the
    * items under them are the same, so a change costs the chunks and groups it touches plus
-   * one cheap pass over typed arrays.
+   * one cheap pass over typed arrays. The first `same` kids are the memo's own: their data is
+   * copied and the chunks wholly among them kept, so a list that grows costs its tail.
    */
-  #chunked(kids: Kid[], encs: Enc[], textLen: number, old: Memo | undefined): Memo {
+  #chunked(kids: Kid[], encs: Enc[], textLen: number, old: Memo | undefined, same: number): Memo {
     const target = this.#p.chunkTargetBytes;
     const n = kids.length;
     const prev = old?.chunked ?? null;
     const oldKids = old?.kids ?? EMPTY_KIDS;
+    const keep = prev === null ? 0 : Math.min(same, n, oldKids.length);
     const bits = new Uint32Array(n);
     const weights = new Uint32Array(n);
+    if (prev !== null) bits.set(prev.bits.subarray(0, keep));
+    if (prev !== null) weights.set(prev.weights.subarray(0, keep));
     let len = 1 + Math.max(n, 1);
-    for (let i = 0; i < n; i++) {
+    for (let i = keep; i < n; i++) {
       if (prev !== null && i < oldKids.length && kids[i] === oldKids[i]) {
         bits[i] = prev.bits[i] as number;
         weights[i] = prev.weights[i] as number;
@@ -305,7 +317,7 @@ class Encoder {
     // The logical length: the old one adjusted by the items that changed, else summed.
     if (old !== undefined && old.chunked !== null) {
       len = old.enc.len + (n - oldKids.length);
-      for (let i = 0; i < Math.max(n, oldKids.length); i++) {
+      for (let i = keep; i < Math.max(n, oldKids.length); i++) {
         if (i < n && i < oldKids.length && kids[i] === oldKids[i]) continue;
         if (i < n) len += (encs[i] as Enc).len;
         if (i < oldKids.length) len -= (old.kidEnc[i] as Enc).len;
@@ -319,7 +331,12 @@ class Encoder {
     let from = 0;
     let bytes = 0;
     let p = 0;
-    for (let i = 0; i < n; i++) {
+    // A chunk among the kept kids that its own content ended (not the old array's end) ends there again.
+    for (let c = oldChunks[0]; c !== undefined && c.to <= keep && c.to < oldKids.length; c = oldChunks[++p]) {
+      chunks.push(c);
+      from = c.to;
+    }
+    for (let i = from; i < n; i++) {
       const weight = weights[i] as number;
       bytes += weight + 1;
       if (i === n - 1 || (bits[i] as number) / TWO_32 < weight / target || bytes > target * 4) {
@@ -328,11 +345,10 @@ class Encoder {
         while (p < oldChunks.length && (oldChunks[p] as ChunkMemo).from < from) p++;
         let c: ChunkMemo | undefined = oldChunks[p];
         if (c === undefined || c.from !== from || !sameRun(oldKids, c.from, kids, from, to - from) || c.to !== to) {
-          if (byFirst === undefined) {
-            byFirst = new Map();
-            for (const oc of oldChunks) byFirst.set(oldKids[oc.from] as Kid, oc);
-          }
-          const moved = byFirst.get(kids[from] as Kid);
+          // None moved here when the old chunk here began with this item, or (every old kid kept) it begins among new ones.
+          const noneMoved = (c !== undefined && c.from === from && oldKids[from] === kids[from]) || (keep === oldKids.length && from >= keep);
+          if (!noneMoved) byFirst ??= chunksByFirst(oldKids, oldChunks);
+          const moved = noneMoved ? undefined : byFirst?.get(kids[from] as Kid);
           c = moved !== undefined && moved.to - moved.from === to - from && sameRun(oldKids, moved.from, kids, from, to - from) ? moved : undefined;
           if (c !== undefined) c = { from, to, entry: c.entry };
         }
@@ -357,6 +373,7 @@ class Encoder {
       enc: enc(PLACEHOLDER, [[top]], len),
       textLen,
       chunked: { bits, weights, chunks, levels },
+      src: null,
     };
   }
 
@@ -376,13 +393,13 @@ class Encoder {
    * A group over the very same entries as an old one keeps its node.
    */
   #groupLevel(entries: readonly ChunkEntry[], old: readonly GroupMemo[]): GroupMemo[] {
-    const out: GroupMemo[] = [];
     const max = this.#p.maxFanout * 2;
+    const out = keptGroups(entries, old, max);
+    let start = out.reduce((n, g) => n + g.below.length, 0);
     const byFirst = new Map<ChunkEntry, GroupMemo>();
     for (const g of old) byFirst.set(g.below[0] as ChunkEntry, g);
-    let start = 0;
     let count = 0;
-    for (let i = 0; i < entries.length; i++) {
+    for (let i = start; i < entries.length; i++) {
       const e = entries[i] as ChunkEntry;
       count += e[1];
       if (i === entries.length - 1 || hashBits(e[0]) % 16 === 0 || i + 1 - start >= max) {

@@ -1,7 +1,7 @@
 // What the value encoder works with besides its one pass: how a value appears in its
 // parent's text (Enc), the memo it keeps of the last state of a stream (Memo, TreeMemo),
 // the interned keys and quoted names it shares across passes, and small helpers.
-import type { Hash } from "./hash.js";
+import { hashBits, type Hash } from "./hash.js";
 import type { ChunkEntry, JsonRef, PathKey } from "./node.js";
 
 /** How a value appears in its parent's text: its JSON (with `0` where a child object goes), and those children. */
@@ -147,6 +147,8 @@ export interface Memo {
   readonly textLen: number;
   /** For a chunked array: its chunk tree. */
   readonly chunked: ChunkedMemo | null;
+  /** A value it was made from or found equal to that can never change (frozen-json.ts): met again at its place, it is this memo. */
+  src: object | null;
 }
 
 /** A chunked array's tree, kept so that a change rebuilds only the chunks and groups it touches. */
@@ -270,6 +272,41 @@ export function elided(path: readonly PathKey[]): readonly (PathKey | typeof ELI
 
 export function indexKeys(keys: readonly string[]): Map<string, number> {
   return new Map(keys.map((k, i) => [k, i]));
+}
+
+/** The old chunks by their first item (the last of them, for an item that starts several). */
+export function chunksByFirst(oldKids: readonly Kid[], chunks: readonly ChunkMemo[]): Map<Kid, ChunkMemo> {
+  const byFirst = new Map<Kid, ChunkMemo>();
+  for (const c of chunks) byFirst.set(oldKids[c.from] as Kid, c);
+  return byFirst;
+}
+
+/** Whether two key lists are the same keys in the same order. */
+export function sameKeys(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * The old groups of a chunk-tree level over the level's first entries that their own last
+ * entry ended (its hash bits, or the group full at `max`; not the old level's end): they end
+ * there again, so they are kept without drawing a boundary from each entry's hash.
+ */
+export function keptGroups(entries: readonly ChunkEntry[], old: readonly GroupMemo[], max: number): GroupMemo[] {
+  const out: GroupMemo[] = [];
+  let start = 0;
+  for (const g of old) {
+    const b = g.below;
+    const last = b[b.length - 1];
+    if (last === undefined || start + b.length > entries.length || !(hashBits(last[0]) % 16 === 0 || b.length >= max)) break;
+    let k = 0;
+    while (k < b.length && b[k] === entries[start + k]) k++;
+    if (k < b.length) break;
+    out.push(g);
+    start += b.length;
+  }
+  return out;
 }
 
 /** Whether a[aFrom…] and b[bFrom…] hold the same `count` kids. */

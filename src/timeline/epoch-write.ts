@@ -4,6 +4,8 @@
 // the top; after a few rounds it gives up with CONFLICT rather than spin against a gc.
 import { ForgeError } from "../core/errors.js";
 import type { MetaWriter } from "../backends/backend.js";
+import type { PreparedTree, WrittenTree } from "../objects/object-store.js";
+import type { UnchangedHint } from "../objects/value-encoder.js";
 import type { StoreContext } from "./store-context.js";
 
 const MAX_ATTEMPTS = 5;
@@ -19,7 +21,9 @@ export async function writeUnderEpoch<W, T>(
   commit: (tx: MetaWriter, written: W) => Promise<T>,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    const epoch = await ctx.syncGcEpoch();
+    // A first attempt goes by the epoch this process last saw, unread: the transaction checks
+    // it, and a gc since makes the next attempt read it (forgetting which objects are stored).
+    const epoch = (attempt === 1 ? ctx.knownGcEpoch() : undefined) ?? (await ctx.syncGcEpoch());
     const written = await writeObjects();
     const done = await ctx.backend.transaction(async (tx) => {
       if ((await tx.getGcEpoch()) !== epoch) return { retry: true as const };
@@ -33,4 +37,33 @@ export async function writeUnderEpoch<W, T>(
       });
     }
   }
+}
+
+/**
+ * A state's tree written and `commit(tx, tree)` run with it, as `writeUnderEpoch` does; where
+ * the backend writes objects best inside a transaction (SQLite), a small change's new objects
+ * go into the commit's own, and the object store counts on them only once it committed.
+ */
+export async function writeStateUnderEpoch<T>(
+  ctx: StoreContext,
+  what: string,
+  state: unknown,
+  stream: string,
+  hint: UnchangedHint | undefined,
+  commit: (tx: MetaWriter, tree: WrittenTree) => Promise<T>,
+): Promise<T> {
+  const leave = ctx.backend.objectsInTransaction === true;
+  let prepared: PreparedTree | undefined;
+  const value = await writeUnderEpoch(
+    ctx,
+    what,
+    async () => (prepared = await ctx.objects.prepareValue(state, stream, hint, ctx.objects.redactor, leave)),
+    async (tx, p) => {
+      if (p.unwritten.length > 0 && !tx.putObjects) throw new ForgeError("INVALID_STATE", `${ctx.backend.url} cannot write objects inside a transaction`);
+      return commit(tx, p.written(p.unwritten.length > 0 ? await (tx.putObjects as NonNullable<MetaWriter["putObjects"]>)(p.unwritten) : 0));
+    },
+  );
+  // Committed: only now may the store count on the objects that transaction wrote.
+  prepared?.stored();
+  return value;
 }

@@ -1,7 +1,8 @@
 // One session's timeline: checkpoints, HEAD, branches, tags, time travel, compare, prune.
 // Write order (DESIGN §3): a state's objects are stored first; the checkpoint row, the
 // branch ref and HEAD then change in one transaction, so a crash at any moment leaves at
-// worst unreferenced objects, never a checkpoint that points at nothing.
+// worst unreferenced objects, never a checkpoint that points at nothing. (On SQLite a small
+// change's objects are written at the start of that same transaction: epoch-write.ts.)
 import { CheckpointNotFoundError, ForgeError, InvalidArgumentError } from "../core/errors.js";
 import { checkName, newId } from "../core/ids.js";
 import { parseTime, type TimeInput } from "../core/time.js";
@@ -16,7 +17,7 @@ import * as edits from "./history-edits.js";
 import type { CheckedOptions } from "./history-edits.js";
 import type { RestorePlan } from "./restore.js";
 import type { SessionScope } from "./session-scope.js";
-import { writeUnderEpoch } from "./epoch-write.js";
+import { writeStateUnderEpoch } from "./epoch-write.js";
 import { keepsSideRecords, listSideRecords, putSideRecords, type SideRecordValue } from "./side-records.js";
 import type { StoreContext } from "./store-context.js";
 import { toCheckpoint, toSessionInfo, MAIN_BRANCH } from "./types.js";
@@ -32,11 +33,14 @@ export class Session {
   readonly #ctx: StoreContext;
   readonly id: string;
   readonly name: string;
+  /** The session as read to make this object (info, working-state version): for a caller that just opened it, instead of reading it again. */
+  readonly opened: SessionInfo & { readonly workVersion: number };
 
   constructor(ctx: StoreContext, row: SessionRow) {
     this.#ctx = ctx;
     this.id = row.id;
     this.name = row.name;
+    this.opened = { ...toSessionInfo(row), workVersion: row.workVersion };
   }
 
   get #meta(): MetaReader {
@@ -70,12 +74,7 @@ export class Session {
    * top if a gc ran in between (the objects this tree reuses may be gone).
    */
   #write<T>(state: unknown, commit: (tx: MetaWriter, session: SessionRow, tree: WrittenTree) => Promise<T>, hint?: UnchangedHint): Promise<T> {
-    return writeUnderEpoch(
-      this.#ctx,
-      `save session "${this.name}"`,
-      () => this.#ctx.objects.writeValue(state, this.id, hint),
-      async (tx, tree) => commit(tx, await this.#row(tx), tree),
-    );
+    return writeStateUnderEpoch(this.#ctx, `save session "${this.name}"`, state, this.id, hint, async (tx, tree) => commit(tx, await this.#row(tx), tree));
   }
 
   /** Inserts a checkpoint of `tree` on HEAD's branch and makes it the working state (inside a transaction). */
@@ -197,14 +196,14 @@ export class Session {
         }
         const changed = session.workRoot !== tree.root;
         let checkpoint: Checkpoint | null = null;
-        if (options.checkpoint) {
-          const headCheckpoint = await headId(tx, session).then((id) => (id === null ? undefined : tx.getCheckpoint(id)));
-          const wanted = options.checkpoint({
-            changed,
-            unsaved: headCheckpoint?.stateRoot !== tree.root,
-            lastCheckpointAt: headCheckpoint?.createdAt ?? null,
-            nextSeq: session.nextSeq,
-          });
+        const decide = options.checkpoint;
+        if (decide) {
+          // Options given as they are need no facts: HEAD's checkpoint is read only for a function.
+          const head = typeof decide === "function" ? await headId(tx, session).then((id) => (id === null ? undefined : tx.getCheckpoint(id))) : undefined;
+          const wanted =
+            typeof decide === "function"
+              ? decide({ changed, unsaved: head?.stateRoot !== tree.root, lastCheckpointAt: head?.createdAt ?? null, nextSeq: session.nextSeq })
+              : decide;
           if (wanted) {
             indexNow = wanted.searchIndex !== "later";
             checkpoint = this.#info(await this.#append(tx, session, tree, edits.checkCheckpointOptions(wanted)));

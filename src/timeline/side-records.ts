@@ -56,6 +56,8 @@ export async function putSideRecords(
     }
     rows.push({ scope, key, value: encode(text), replace: r.replace === true });
   }
+  // In one step where the backend can (SQLite): a pending write is a small, hot row.
+  if (ctx.backend.putSideRecords) return ctx.backend.putSideRecords(sessionId, rows);
   await ctx.backend.transaction(async (tx) => {
     if (!tx.putSideRecords) throw unsupported(ctx);
     await tx.putSideRecords(sessionId, rows);

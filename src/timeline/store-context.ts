@@ -12,4 +12,6 @@ export interface StoreContext {
    * objects it believed stored. Returns the epoch a writer must still see when it commits.
    */
   syncGcEpoch(): Promise<number>;
+  /** The epoch this process last saw (`syncGcEpoch`), without a read; undefined before the first. */
+  knownGcEpoch(): number | undefined;
 }

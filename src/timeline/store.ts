@@ -71,6 +71,7 @@ export class Store {
         }
         return epoch;
       },
+      knownGcEpoch: () => (this.#knownEpoch < 0 ? undefined : this.#knownEpoch),
     };
   }
 

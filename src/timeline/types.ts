@@ -166,8 +166,11 @@ export interface SetWorkingOptions {
   readonly expectedVersion?: number;
   /** Top-level keys the caller knows are unchanged since the state with a given root (see UnchangedHint). */
   readonly unchanged?: UnchangedHint;
-  /** Decides, inside the write's transaction, whether it is also a checkpoint. */
-  readonly checkpoint?: (facts: WriteFacts) => CheckpointOptions | undefined;
+  /**
+   * Decides, inside the write's transaction, whether it is also a checkpoint; or the
+   * checkpoint's options, when it always is one (HEAD's checkpoint is then not read for facts).
+   */
+  readonly checkpoint?: ((facts: WriteFacts) => CheckpointOptions | undefined) | CheckpointOptions;
 }
 
 /** What a working-state write knows inside its transaction. */

@@ -2,11 +2,23 @@
 // connection: outside a transaction on the backend's own connection, inside one on the
 // connection its driver holds the transaction on.
 import { ForgeError } from "../../core/errors.js";
-import type { CheckpointQuery, CheckpointRow, DeletedObjects, MetaWriter, MilestoneRow, RefRow, SessionPatch, SessionRow, SideRecord } from "../backend.js";
+import type {
+  CheckpointQuery,
+  CheckpointRow,
+  DeletedObjects,
+  MetaWriter,
+  MilestoneRow,
+  RefRow,
+  SessionPatch,
+  SessionRow,
+  SideRecord,
+  StoredObject,
+} from "../backend.js";
 import type { SqlConnection } from "./connection.js";
 import { listParts, type SqlDialect } from "./dialect.js";
 import {
   checkpointParams,
+  hashKey,
   sessionParams,
   toCheckpoint,
   toMilestone,
@@ -294,6 +306,13 @@ export class SqlMeta implements MetaWriter {
         ? await this.#db.all<SideRecord>(this.#s.sideRecords, [sessionId])
         : await this.#db.all<SideRecord>(this.#s.sideRecordsOfScope, [sessionId, scope]);
     return rows.map((r) => ({ scope: r.scope, key: r.key, value: r.value }));
+  }
+
+  async putObjects(objects: readonly StoredObject[]): Promise<number> {
+    const now = Date.now();
+    let bytes = 0;
+    for (const o of objects) if ((await this.#db.run(this.#s.insertObject, [hashKey(o.hash), o.data, now])) > 0) bytes += o.data.length;
+    return bytes;
   }
 
   async putSideRecords(sessionId: string, records: readonly (SideRecord & { readonly replace?: boolean })[]): Promise<void> {

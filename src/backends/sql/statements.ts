@@ -28,6 +28,7 @@ function render(d: SqlDialect) {
     // objects
     getObjects: sql(`SELECT hash, data FROM ${objects} WHERE ${d.inList("hash", "hash")}`),
     hasObjects: sql(`SELECT hash FROM ${objects} WHERE ${d.inList("hash", "hash")}`),
+    insertObject: sql(`INSERT INTO ${objects} (hash, data, created_at) VALUES (?, ?, ?) ON CONFLICT (hash) DO NOTHING`),
     listObjects: sql(`SELECT hash, length(data) AS size, created_at FROM ${objects} WHERE hash > ? ORDER BY hash LIMIT ${OBJECT_PAGE}`),
     countObjects: sql(`SELECT count(*) AS n FROM ${objects}`),
     corruptObject: sql(`UPDATE ${objects} SET data = ? WHERE hash = ?`),

@@ -10,9 +10,10 @@ import { dirname } from "node:path";
 import { ForgeError } from "../../core/errors.js";
 import { noStoreAt } from "../no-store.js";
 import { Mutex } from "../../core/mutex.js";
-import type { MetaWriter, StoredObject } from "../backend.js";
+import type { MetaWriter, SideRecord, StoredObject } from "../backend.js";
 import { hashKey } from "../sql/rows.js";
 import { SqlBackend } from "../sql/sql-backend.js";
+import { statementsFor } from "../sql/statements.js";
 import type { SqlMeta } from "../sql/sql-meta.js";
 import { SqliteConnection } from "./sqlite-connection.js";
 import { sqliteDialect } from "./sqlite-dialect.js";
@@ -30,6 +31,7 @@ export interface SqliteOptions {
 
 export class SqliteBackend extends SqlBackend {
   readonly url: string;
+  readonly objectsInTransaction = true;
   readonly #db: SqliteConnection;
   readonly #lock = new Mutex();
   readonly #tx: SqlMeta;
@@ -95,6 +97,22 @@ export class SqliteBackend extends SqlBackend {
         })
         .immediate();
       return bytes;
+    });
+  }
+
+  putSideRecords(sessionId: string, records: readonly (SideRecord & { readonly replace?: boolean })[]): Promise<void> {
+    return this.#lock.run(async () => {
+      const s = statementsFor(sqliteDialect);
+      this.#begin.run();
+      try {
+        for (const r of records) this.#db.prepared(r.replace ? s.replaceSideRecord : s.keepSideRecord).run(sessionId, r.scope, r.key, r.value);
+        this.#commit.run();
+      } catch (e) {
+        if (this.#db.db.inTransaction) this.#rollback.run();
+        // The one constraint besides the key, which the statements resolve: the session's foreign key.
+        if (sqliteDialect.constraintViolation(e) === "other") throw new ForgeError("SESSION_NOT_FOUND", `no session with id ${sessionId}`);
+        throw e;
+      }
     });
   }
 

@@ -113,10 +113,12 @@ export class ThreadLog {
    */
   async index(need: IndexNeed = { complete: true }): Promise<ThreadIndex | undefined> {
     for (let attempt = 1; ; attempt++) {
+      // A session looked up now comes with its row as read now: its version needs no read of its own.
+      const lookedUp = this.#session === undefined;
       const session = await this.#resolve(false);
       if (!session) return undefined;
       try {
-        return await this.#indexFor(session, await session.workVersion(), need);
+        return await this.#indexFor(session, lookedUp ? session.opened.workVersion : await session.workVersion(), need);
       } catch (e) {
         // Deleted (and maybe created again) by another process since we looked it up.
         if (!isCode(e, "SESSION_NOT_FOUND") || attempt >= 2) throw e;
@@ -160,7 +162,7 @@ export class ThreadLog {
         const result = await session.setWorking(append.entry.state, {
           expectedVersion: index.version,
           ...(hint !== undefined && { unchanged: hint }),
-          checkpoint: () => append.options,
+          checkpoint: append.options,
         });
         const cp = result.checkpoint as Checkpoint;
         const info = entryInfo(cp);
@@ -231,7 +233,7 @@ export class ThreadLog {
         throw e;
       }
     }
-    const info = await session.info();
+    const info = session.opened;
     if (info.kind !== SESSION_KIND || info.metadata["threadId"] !== this.threadId) {
       throw new ForgeError(
         "INVALID_ARGUMENT",

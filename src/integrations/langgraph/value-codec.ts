@@ -20,6 +20,7 @@ import { isDeepStrictEqual } from "node:util";
 import { load } from "@langchain/core/load";
 import { DeltaSnapshot, JsonPlusSerializer, type SerializerProtocol } from "@langchain/langgraph-checkpoint";
 import { setOwn } from "../../core/own.js";
+import { freezeJson } from "../../objects/frozen-json.js";
 import { isConstructorRecord, loadConstructor } from "./lc-revive.js";
 
 /** A value as a state holds it: parsed JSON, or the serializer's bytes with their type. */
@@ -54,6 +55,21 @@ interface Known {
   readonly json: unknown;
   /** A plain object: compared with `json` on every use, so a change in place is seen. */
   readonly plain: boolean;
+  /**
+   * `json` is frozen (frozen-json.ts): done at its first reuse, when it is complete. Nothing
+   * changes a stored JSON value, and frozen, the value encoder takes it from its memo by
+   * identity instead of walking every old message of a list at every put.
+   */
+  frozen?: boolean;
+}
+
+/** The stored JSON of a known object, to use again; frozen the first time. */
+function reuse(known: Known): unknown {
+  if (known.frozen !== true) {
+    freezeJson(known.json);
+    known.frozen = true;
+  }
+  return known.json;
 }
 
 /** A stored sub-tree the revive left for the serializer (or `load`): where its value goes. */
@@ -91,8 +107,15 @@ export class ValueCodec {
    * items are checked against it on use; serializable objects are trusted (see options).
    */
   readonly #known = new WeakMap<object, Known>();
+  /** Lists `revive` handed out, by their first item: what each item was read from, by place. */
+  readonly #revived = new WeakMap<object, { readonly items: readonly unknown[]; readonly json: readonly unknown[] }>();
   /** Whether `load` here is the serializer's (checked once, on the first LangChain object read back). */
   #loadsDirectly: Promise<boolean> | undefined;
+  /**
+   * By class: whether its objects' JSON is their `toJSON()` walked here (true), as checked on
+   * the first of them against the serializer's text, or not (false). See `#direct`.
+   */
+  readonly #directClasses = new Map<unknown, boolean>();
 
   constructor(serde: SerializerProtocol, options: CodecOptions = {}) {
     this.#serde = serde;
@@ -102,6 +125,8 @@ export class ValueCodec {
 
   /** The stored form of a value. */
   async toStored(value: unknown): Promise<StoredValue> {
+    polluted = false;
+    for (const _k in {}) polluted = true;
     if (this.#jsonPlus && !(value instanceof Uint8Array)) {
       try {
         const pending = new Map<object, Pending>();
@@ -120,8 +145,9 @@ export class ValueCodec {
 
   /**
    * The value a stored form holds, as new objects the caller may change. Objects the
-   * serializer revives are remembered with their stored JSON, so putting them back (the
-   * next step of a graph resumed from this checkpoint) does not serialize them again.
+   * serializer revives are remembered with their stored JSON, and each list by its first
+   * item, so putting them back (the next step of a graph resumed from this checkpoint)
+   * neither serializes nor copies them again.
    */
   async revive(stored: StoredValue): Promise<unknown> {
     if (!("json" in stored)) {
@@ -178,23 +204,30 @@ export class ValueCodec {
     if (depth > MAX_DEPTH) throw new UseSerializer();
     const known = this.#known.get(v);
     if (known !== undefined) {
-      if (!known.plain || samePlain(v, known.json, 0)) return known.json;
+      if (!known.plain || samePlain(v, known.json, 0)) return reuse(known);
       this.#known.delete(v); // changed in place since
     }
     if (Array.isArray(v) && typeof (v as { toJSON?: unknown }).toJSON !== "function") {
       const n = v.length;
       const out = new Array<unknown>(n);
+      const first: unknown = v[0];
+      const read = typeof first === "object" && first !== null ? this.#revived.get(first) : undefined;
       for (let i = 0; i < n; i++) {
         const item: unknown = v[i];
         if (typeof item !== "object" || item === null) {
           out[i] = this.#walk(item, depth + 1, pending, out, i);
           continue;
         }
+        // A list read back and grown since: an item still at its place is checked against its stored JSON, not copied.
+        if (read !== undefined && read.items[i] === item && isPlainObject(item) && samePlain(item, read.json[i], 0)) {
+          freezeJson((out[i] = read.json[i]));
+          continue;
+        }
         // The item cache: an item met before (the old part of a growing list) is checked, not copied.
         const seen = this.#known.get(item);
         if (seen !== undefined) {
           if (!seen.plain || samePlain(item, seen.json, 0)) {
-            out[i] = seen.json;
+            out[i] = reuse(seen);
             continue;
           }
           this.#known.delete(item); // changed in place since
@@ -212,6 +245,14 @@ export class ValueCodec {
       return out;
     }
     if (!isPlainObject(v)) {
+      // A LangChain object of a class checked before: its JSON built here, without the serializer.
+      if (this.#directClasses.get(v.constructor) === true) {
+        const json = this.#direct(v, depth);
+        if (json !== undefined) {
+          if (this.#reuseSerializable) this.#known.set(v, { json, plain: false });
+          return json;
+        }
+      }
       // Not plain JSON: the serializer decides (toJSON, Sets, Maps, messages, …).
       let p = pending.get(v);
       if (p === undefined) pending.set(v, (p = { value: v, slots: [] }));
@@ -227,9 +268,24 @@ export class ValueCodec {
     return out;
   }
 
-  /** Remembers a plain array item with its JSON (a no-op for one already known). */
-  #rememberPlain(item: object, json: unknown): void {
-    if (!Array.isArray(item) && this.#known.get(item) === undefined && isPlainObject(item)) this.#known.set(item, { json, plain: true });
+  /**
+   * The JSON JsonPlusSerializer gives a LangChain object (a message), built as its stringify
+   * builds it — `toJSON()`, then that walked with the replacer — but without its cycle check,
+   * its text and a parse of that text back: a third of the time. Undefined when the object is
+   * not one, or holds something only the serializer may turn into JSON (then it decides).
+   * Used for a class only once the first of its objects gave the serializer's very text.
+   */
+  #direct(v: object, depth: number): unknown {
+    const o = v as { lc_serializable?: unknown; toJSON?: unknown };
+    if (o.lc_serializable !== true || typeof o.toJSON !== "function") return undefined;
+    try {
+      const inner = new Map<object, Pending>();
+      const holder: unknown[] = [undefined];
+      const json = this.#walk((o.toJSON as () => unknown).call(v), depth + 1, inner, holder, 0);
+      return inner.size === 0 && isSerializedConstructor(json) ? json : undefined;
+    } catch {
+      return undefined; // a cycle, anything odd: the serializer's way
+    }
   }
 
   /** Serializes the queued objects one by one and puts their JSON where the walk left room. */
@@ -239,8 +295,15 @@ export class ValueCodec {
         const [type, bytes] = await this.#serde.dumpsTyped(p.value);
         // Bytes inside a JSON value (a Uint8Array in a list) only the whole-value path encodes.
         if (type !== "json") throw new UseSerializer();
-        const json = JSON.parse(utf8.decode(bytes)) as unknown;
+        const text = utf8.decode(bytes);
+        const json = JSON.parse(text) as unknown;
         if (this.#reuseSerializable && isSerializedConstructor(json)) this.#known.set(p.value, { json, plain: false });
+        // The first object of its class: may the next ones be built directly? Only if that gives this very text.
+        const cls = p.value.constructor;
+        if (isSerializedConstructor(json) && !this.#directClasses.has(cls)) {
+          const direct = this.#direct(p.value, 0);
+          if (direct !== undefined) this.#directClasses.set(cls, JSON.stringify(direct) === text);
+        }
         for (const s of p.slots) {
           if (Array.isArray(s.target)) s.target[s.key as number] = json;
           else setOwn(s.target, s.key as string, json);
@@ -260,11 +323,11 @@ export class ValueCodec {
     if (typeof json !== "object" || json === null) return json;
     if (Array.isArray(json)) {
       const out = new Array<unknown>(json.length);
-      for (let i = 0; i < json.length; i++) {
-        const item = this.#revive(json[i], pending, out, i);
-        out[i] = item;
-        if (typeof item === "object" && item !== null) this.#rememberPlain(item, json[i]);
-      }
+      for (let i = 0; i < json.length; i++) out[i] = this.#revive(json[i], pending, out, i);
+      // The list as read, by its first item (one entry, not one per item): a list grown from it
+      // finds its items' stored JSON by place at the next put.
+      const first = out[0];
+      if (typeof first === "object" && first !== null && out.length > 1) this.#revived.set(first, { items: out.slice(), json });
       return out;
     }
     if (Object.hasOwn(json, "lc")) {
@@ -334,6 +397,11 @@ function isSerializedConstructor(json: unknown): boolean {
   return r["lc"] === 1 && r["type"] === "constructor" && Array.isArray(r["id"]);
 }
 
+/** Whether Object.prototype has enumerable keys (for-in then yields inherited ones): checked at each toStored. */
+let polluted = false;
+
+const isJsonPrimitive = (v: unknown): boolean => v === null || typeof v === "string" || typeof v === "number" || typeof v === "boolean";
+
 /**
  * Whether a live plain value still equals the stored JSON made from it (a caller may have
  * changed it in place since). Anything that is not plain JSON counts as a change. (for-in
@@ -362,7 +430,8 @@ function samePlain(a: unknown, b: unknown, depth: number): boolean {
     n++;
     const x = ra[k];
     const y = rb[k];
-    if (x === y ? !Object.hasOwn(rb, k) : !samePlain(x, y, depth + 1)) return false;
+    // Equal to a JSON primitive: b has k as its own (Object.prototype, unless polluted, holds none).
+    if (x === y ? (polluted || !isJsonPrimitive(x)) && !Object.hasOwn(rb, k) : !samePlain(x, y, depth + 1)) return false;
   }
   for (const _k in rb) n--;
   return n === 0;
