@@ -16,6 +16,7 @@ import { CorruptObjectError } from "../core/errors.js";
 import { unpack } from "./codec.js";
 import { sha256, type Hash } from "./hash.js";
 import { checkedRefs, parseNode, type TreeNode } from "./node.js";
+import type { ZlibHandle, ZlibInternals } from "./zlib-handle.js";
 
 const DEFLATE = 1;
 const NL = 0x0a;
@@ -51,17 +52,6 @@ export function sharedTextOf(node: TreeNode): SharedText | undefined {
 // more than once; this drives the handle inside an InflateRaw as zlib's own `inflateRawSync`
 // does (`_handle.writeSync`, `_writeState`), found by feature test and tried on a known
 // stream before first use. Where it is missing or misbehaves, objects go to `unpack`.
-
-interface ZlibHandle {
-  writeSync(flush: number, input: Uint8Array, inOff: number, inLen: number, out: Uint8Array, outOff: number, outLen: number): void;
-  reset(): void;
-}
-interface ZlibInternals {
-  readonly _handle?: ZlibHandle | null;
-  readonly _writeState?: unknown;
-  readonly destroyed: boolean;
-  on(event: "error", listener: () => void): unknown;
-}
 
 /** "forge: one inflater for many objects", deflated raw: the self-test. */
 const PROBE_IN = Buffer.from("4bcb2f4a4fb552c8cf4b55c8cc4bcb492c492d5248cb2f52c84dccab54c84fca4a4d2e290600", "hex");

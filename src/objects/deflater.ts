@@ -7,19 +7,9 @@
 // test and tried on a known input first; where that is missing or fails, the caller falls
 // back to `deflateRawSync`.
 import { constants as zlibConstants, createDeflateRaw, inflateRawSync } from "node:zlib";
+import type { ZlibHandle, ZlibInternals } from "./zlib-handle.js";
 
 const { Z_FINISH } = zlibConstants;
-
-interface ZlibHandle {
-  writeSync(flush: number, input: Uint8Array, inOff: number, inLen: number, out: Uint8Array, outOff: number, outLen: number): void;
-  reset(): void;
-}
-interface ZlibInternals {
-  readonly _handle?: ZlibHandle | null;
-  readonly _writeState?: unknown;
-  readonly destroyed: boolean;
-  on(event: "error", listener: () => void): unknown;
-}
 
 export interface DeflateOptions {
   readonly level: number;

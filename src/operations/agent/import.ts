@@ -4,6 +4,7 @@
 // recorded then: imported turns say so and carry no files snapshot.
 import { ForgeError } from "../../core/errors.js";
 import { parsePastTime } from "../../core/time.js";
+import type { ImportedSession } from "../../integrations/hosts/import/driver.js";
 import type { HostId } from "../../integrations/hosts/types.js";
 import { defineOperation } from "../operation.js";
 import { IMPORTED_NOTE, project } from "./shared.js";
@@ -17,17 +18,7 @@ export interface AgentImportResult {
   readonly since: string | null;
   /** Per host: where it keeps sessions and how many of this project's it has there. */
   readonly hosts: readonly { readonly host: string; readonly label: string; readonly where: string; readonly found: number }[];
-  readonly sessions: readonly {
-    readonly host: string;
-    readonly sessionId: string;
-    readonly session: string;
-    readonly file: string;
-    readonly parent: string | null;
-    readonly status: "new" | "added" | "unchanged" | "empty" | "failed";
-    readonly added: number;
-    readonly prompts: number;
-    readonly error?: string;
-  }[];
+  readonly sessions: readonly ImportedSession[];
   /** Sessions new to the store, sessions with entries added, and the entries and prompts stored. */
   readonly imported: { readonly new: number; readonly added: number; readonly entries: number; readonly prompts: number };
   /** What the timeline cannot hold for this past. */

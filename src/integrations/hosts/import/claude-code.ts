@@ -13,10 +13,9 @@ import { capture } from "../capture/claude-code.js";
 import { claudeLineMessages } from "../capture/claude-code-records.js";
 import { flag, text } from "../capture/fields.js";
 import { claudeConfigDir } from "../capture/homes.js";
-import { jsonlMark, lineKey, parseLine, readJsonl } from "../capture/jsonl.js";
-import { hostRecord } from "../capture/messages.js";
+import { jsonlMark, readJsonl } from "../capture/jsonl.js";
 import type { TranscriptCursor } from "../types.js";
-import { changedSince, filesIn, firstRecord, folders } from "./files.js";
+import { changedSince, filesIn, firstRecord, folders, linesToMessages, readWithCapture } from "./files.js";
 import type { FindOptions, FoundSession, HostHistory, ImportRead, ProjectMatch } from "./types.js";
 
 const HOST = "claude-code";
@@ -60,17 +59,10 @@ function find(project: ProjectMatch, options: FindOptions): FoundSession[] {
 }
 
 function read(found: FoundSession, cursor: TranscriptCursor | null): ImportRead {
-  if (!basename(found.path).startsWith("agent-")) {
-    const r = (capture.transcript as NonNullable<typeof capture.transcript>).read(found.path, cursor);
-    return { messages: r.messages, cursor: r.cursor, reset: r.reset === true };
-  }
+  if (!basename(found.path).startsWith("agent-")) return readWithCapture(capture, found, cursor);
   // A sub-agent's transcript: its sidechain lines are its conversation.
   const chunk = readJsonl(found.path, jsonlMark(cursor), LABEL);
-  const messages = chunk.lines.flatMap((line) => {
-    const key = lineKey(line.offset, line.text);
-    const parsed = parseLine(line.text);
-    return parsed.ok ? claudeLineMessages(parsed.value, key, { subagent: true }) : [hostRecord(HOST, key, line.text, undefined, "not JSON")];
-  });
+  const messages = linesToMessages(HOST, chunk.lines, (value, key) => claudeLineMessages(value, key, { subagent: true }));
   return { messages, cursor: { offset: chunk.offset, ino: chunk.ino, head: chunk.head }, reset: chunk.reset };
 }
 

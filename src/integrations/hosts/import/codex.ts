@@ -14,10 +14,9 @@ import { capture } from "../capture/codex.js";
 import { codexLineMessages } from "../capture/codex-records.js";
 import { obj, str, text } from "../capture/fields.js";
 import { codexHome } from "../capture/homes.js";
-import { jsonlMark, lineKey, parseLine, readJsonlBytes } from "../capture/jsonl.js";
-import { hostRecord } from "../capture/messages.js";
+import { jsonlMark, readJsonlBytes } from "../capture/jsonl.js";
 import type { TranscriptCursor } from "../types.js";
-import { changedSince, filesIn, firstRecord, folders } from "./files.js";
+import { changedSince, filesIn, firstRecord, folders, linesToMessages, readWithCapture } from "./files.js";
 import type { FindOptions, FoundSession, HostHistory, ImportRead, ProjectMatch } from "./types.js";
 import { readZstd } from "./zstd.js";
 
@@ -54,18 +53,11 @@ function find(project: ProjectMatch, options: FindOptions): FoundSession[] {
 }
 
 function read(found: FoundSession, cursor: TranscriptCursor | null): ImportRead {
-  if (!found.path.endsWith(".zst")) {
-    const r = (capture.transcript as NonNullable<typeof capture.transcript>).read(found.path, cursor);
-    return { messages: r.messages, cursor: r.cursor, reset: r.reset === true };
-  }
+  if (!found.path.endsWith(".zst")) return readWithCapture(capture, found, cursor);
   // Compressed: the same lines at the same offsets as the plain rollout, so the same keys.
   const { data, ino } = readZstd(found.path, LABEL);
   const chunk = readJsonlBytes(data, ino, jsonlMark(cursor));
-  const messages = chunk.lines.flatMap((line) => {
-    const key = lineKey(line.offset, line.text);
-    const parsed = parseLine(line.text);
-    return parsed.ok ? codexLineMessages(parsed.value, key) : [hostRecord(HOST, key, line.text, undefined, "not JSON")];
-  });
+  const messages = linesToMessages(HOST, chunk.lines, codexLineMessages);
   return { messages, cursor: { offset: chunk.offset, ino: chunk.ino, head: chunk.head }, reset: chunk.reset };
 }
 

@@ -8,7 +8,7 @@ import { basename, join } from "node:path";
 import { capture, copilotHome } from "../capture/copilot.js";
 import { obj, str, text } from "../capture/fields.js";
 import type { TranscriptCursor } from "../types.js";
-import { changedSince, entries, firstRecord } from "./files.js";
+import { changedSince, entries, firstRecord, readWithCapture } from "./files.js";
 import type { FindOptions, FoundSession, HostHistory, ImportRead, ProjectMatch } from "./types.js";
 
 const HOST = "copilot";
@@ -35,8 +35,7 @@ function find(project: ProjectMatch, options: FindOptions): FoundSession[] {
 }
 
 function read(found: FoundSession, cursor: TranscriptCursor | null): ImportRead {
-  const r = (capture.transcript as NonNullable<typeof capture.transcript>).read(found.path, cursor);
-  return { messages: r.messages, cursor: r.cursor, reset: r.reset === true };
+  return readWithCapture(capture, found, cursor);
 }
 
 /** Copilot CLI's event logs, read with live capture's own reader. */

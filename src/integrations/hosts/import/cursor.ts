@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { capture } from "../capture/cursor.js";
 import { homeFolder } from "../capture/homes.js";
 import type { TranscriptCursor } from "../types.js";
-import { changedSince, entries } from "./files.js";
+import { changedSince, entries, readWithCapture } from "./files.js";
 import type { FindOptions, FoundSession, HostHistory, ImportRead, ProjectMatch } from "./types.js";
 
 const HOST = "cursor";
@@ -35,8 +35,7 @@ function find(project: ProjectMatch, options: FindOptions): FoundSession[] {
 }
 
 function read(found: FoundSession, cursor: TranscriptCursor | null): ImportRead {
-  const r = (capture.transcript as NonNullable<typeof capture.transcript>).read(found.path, cursor);
-  return { messages: r.messages, cursor: r.cursor, reset: r.reset === true };
+  return readWithCapture(capture, found, cursor);
 }
 
 /** Cursor's agent transcripts (the project root's folder only), read with live capture's own reader. */

@@ -4,8 +4,10 @@
 // the first records of a transcript, which say where and as which session it ran.
 import { closeSync, type Dirent, openSync, readdirSync, readSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve, sep } from "node:path";
-import { parseLine } from "../capture/jsonl.js";
-import type { ProjectMatch } from "./types.js";
+import { lineKey, parseLine } from "../capture/jsonl.js";
+import { hostRecord } from "../capture/messages.js";
+import type { CapturedMessage, HostCapture, HostId, TranscriptCursor } from "../types.js";
+import type { FoundSession, ImportRead, ProjectMatch } from "./types.js";
 import { readZstd } from "./zstd.js";
 
 /** How much of a transcript's start is read to place it: a first look, then more while no record says. */
@@ -101,4 +103,24 @@ export function filesIn(dir: string, keep: (name: string) => boolean): string[] 
   return entries(dir)
     .filter((e) => e.isFile() && keep(e.name))
     .map((e) => join(dir, e.name));
+}
+
+/** A found session read from `cursor` on by its host's live transcript reader: what live capture reads, import reads. */
+export function readWithCapture(capture: HostCapture, found: FoundSession, cursor: TranscriptCursor | null): ImportRead {
+  if (capture.transcript === undefined) throw new Error(`${found.host} keeps no transcript a hook can read`);
+  const r = capture.transcript.read(found.path, cursor);
+  return { messages: r.messages, cursor: r.cursor, reset: r.reset === true };
+}
+
+/** The messages of JSONL lines read apart from the live reader, keyed as it keys them; a line that is not JSON kept whole. */
+export function linesToMessages(
+  host: HostId,
+  lines: readonly { readonly offset: number; readonly text: string }[],
+  toMessages: (value: unknown, key: string) => CapturedMessage[],
+): CapturedMessage[] {
+  return lines.flatMap((line) => {
+    const key = lineKey(line.offset, line.text);
+    const parsed = parseLine(line.text);
+    return parsed.ok ? toMessages(parsed.value, key) : [hostRecord(host, key, line.text, undefined, "not JSON")];
+  });
 }

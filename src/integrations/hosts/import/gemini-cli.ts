@@ -20,7 +20,7 @@ import { readDocument } from "../capture/gemini-transcript.js";
 import { field, isObject, obj, str, text } from "../capture/fields.js";
 import { geminiDir } from "../capture/homes.js";
 import type { CapturedMessage, TranscriptCursor } from "../types.js";
-import { changedSince, filesIn, firstRecord, folders } from "./files.js";
+import { changedSince, filesIn, firstRecord, folders, readWithCapture } from "./files.js";
 import type { FindOptions, FoundSession, HostHistory, ImportRead, ProjectMatch } from "./types.js";
 
 const HOST = "gemini-cli";
@@ -111,8 +111,8 @@ export function applyRewinds(messages: readonly CapturedMessage[]): CapturedMess
 }
 
 function read(found: FoundSession, cursor: TranscriptCursor | null): ImportRead {
-  const r = (capture.transcript as NonNullable<typeof capture.transcript>).read(found.path, cursor);
-  return { messages: applyRewinds(r.messages), cursor: r.cursor, reset: r.reset === true };
+  const r = readWithCapture(capture, found, cursor);
+  return { ...r, messages: applyRewinds(r.messages) };
 }
 
 /** Gemini CLI's chat files, JSONL or the older JSON documents, read with live capture's own reader. */
