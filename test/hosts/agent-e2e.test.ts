@@ -4,14 +4,14 @@
 // turns, a compaction, a resume), and Forge captures it: `agent list` / `agent show`, a
 // rewind to prompt 2 with exactly that moment's files and a transcript cut there, `--undo`,
 // and a commit carrying a Forge-Checkpoint trailer that `agent show <commit>` follows back.
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Message } from "../../src/domains/conversation/model.js";
-import { FORGE_BIN, forge, json, ok } from "../support/cli.js";
+import { forge, json, ok } from "../support/cli.js";
 import { FakeAgent, type FakeHost } from "../support/fake-agent.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
-import { git, gitRepo, gitRun } from "./git-support.js";
+import { git, gitRun, hostBench } from "./git-support.js";
 
 const HOSTS: readonly FakeHost[] = ["claude-code", "codex", "gemini-cli"];
 
@@ -23,19 +23,10 @@ let path: string;
 
 beforeEach(() => {
   dir = makeTempDir("agent-e2e");
-  project = join(dir.path, "project");
-  home = join(dir.path, "home");
-  mkdirSync(project);
-  mkdirSync(home);
-  gitRepo(project);
+  ({ project, home, path } = hostBench(dir.path));
   writeFileSync(join(project, "app.js"), "console.log('hi');\n");
   git(project, "add", "-A");
   git(project, "commit", "-q", "-m", "app");
-  const bin = join(dir.path, "bin");
-  mkdirSync(bin);
-  writeFileSync(join(bin, "forge"), `#!/bin/sh\nexec "${process.execPath}" "${FORGE_BIN}" "$@"\n`);
-  chmodSync(join(bin, "forge"), 0o755);
-  path = `${bin}:${process.env["PATH"] ?? ""}`;
 });
 afterEach(() => dir.remove());
 

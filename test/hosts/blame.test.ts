@@ -2,13 +2,13 @@
 // writes the host's hooks into a git repository, a fake host plays its documented hook
 // sequence through them (its edit tool, shell commands, the user's own edits between turns),
 // and blame names, for each line, the prompt that last wrote it — or says no agent did.
-import { appendFileSync, chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FORGE_BIN, fails, forge, json, ok } from "../support/cli.js";
+import { fails, forge, json, ok } from "../support/cli.js";
 import { FakeAgent, type FakeHost } from "../support/fake-agent.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
-import { gitRepo } from "./git-support.js";
+import { hostBench } from "./git-support.js";
 
 let dir: TempDir;
 let project: string;
@@ -17,16 +17,7 @@ let path: string;
 
 beforeEach(() => {
   dir = makeTempDir("blame");
-  project = join(dir.path, "project");
-  home = join(dir.path, "home");
-  mkdirSync(project);
-  mkdirSync(home);
-  gitRepo(project);
-  const bin = join(dir.path, "bin");
-  mkdirSync(bin);
-  writeFileSync(join(bin, "forge"), `#!/bin/sh\nexec "${process.execPath}" "${FORGE_BIN}" "$@"\n`);
-  chmodSync(join(bin, "forge"), 0o755);
-  path = `${bin}:${process.env["PATH"] ?? ""}`;
+  ({ project, home, path } = hostBench(dir.path));
 });
 afterEach(() => dir.remove());
 

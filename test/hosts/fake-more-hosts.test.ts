@@ -8,10 +8,10 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "n
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { Message } from "../../src/domains/conversation/model.js";
-import { FORGE_BIN, forge, json, ok } from "../support/cli.js";
+import { forge, json, ok } from "../support/cli.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
 import { FakeHostSession, type MoreHost } from "./fake-more-hosts.js";
-import { gitRepo } from "./git-support.js";
+import { hostBench } from "./git-support.js";
 
 let dir: TempDir;
 let project: string;
@@ -21,16 +21,7 @@ let userLog: string;
 
 beforeEach(() => {
   dir = makeTempDir("fake-more-hosts");
-  project = join(dir.path, "project");
-  home = join(dir.path, "home");
-  mkdirSync(project);
-  mkdirSync(home);
-  gitRepo(project);
-  const bin = join(dir.path, "bin");
-  mkdirSync(bin);
-  writeFileSync(join(bin, "forge"), `#!/bin/sh\nexec "${process.execPath}" "${FORGE_BIN}" "$@"\n`);
-  chmodSync(join(bin, "forge"), 0o755);
-  path = `${bin}:${process.env["PATH"] ?? ""}`;
+  ({ project, home, path } = hostBench(dir.path));
   userLog = join(dir.path, "user-hooks.log");
 });
 afterEach(() => dir.remove());

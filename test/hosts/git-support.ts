@@ -4,6 +4,7 @@
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { FORGE_BIN } from "../support/cli.js";
 
 /** git's environment: the test process's, without the system config, with a fixed author. */
 export function gitEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
@@ -50,4 +51,21 @@ export function fakeForge(binDir: string): string {
   writeFileSync(script, `#!/bin/sh\nprintf '%s\\n' "$*" >> "$FORGE_FAKE_LOG"\nexit "\${FORGE_FAKE_EXIT:-0}"\n`);
   chmodSync(script, 0o755);
   return `${binDir}:${process.env["PATH"] ?? ""}`;
+}
+
+/**
+ * The folders of a host test under `dir`: a git project with one commit, a HOME of its own,
+ * and a PATH whose `forge` runs this checkout's (hooks that enable writes call it by name).
+ */
+export function hostBench(dir: string): { project: string; home: string; path: string } {
+  const project = join(dir, "project");
+  const home = join(dir, "home");
+  mkdirSync(project);
+  mkdirSync(home);
+  gitRepo(project);
+  const bin = join(dir, "bin");
+  mkdirSync(bin);
+  writeFileSync(join(bin, "forge"), `#!/bin/sh\nexec "${process.execPath}" "${FORGE_BIN}" "$@"\n`);
+  chmodSync(join(bin, "forge"), 0o755);
+  return { project, home, path: `${bin}:${process.env["PATH"] ?? ""}` };
 }

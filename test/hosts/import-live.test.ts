@@ -2,14 +2,13 @@
 // the hooks `forge enable` wrote is one session; imported text is redacted and found by
 // `forge search`; `forge enable` offers the import when the hosts hold earlier sessions.
 import { randomBytes, randomUUID } from "node:crypto";
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { FORGE_BIN, forge, json, ok } from "../support/cli.js";
+import { forge, json, ok } from "../support/cli.js";
 import { FakeAgent } from "../support/fake-agent.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
 import { leaksUnder } from "../redact/leaks.js";
-import { gitRepo } from "./git-support.js";
+import { hostBench } from "./git-support.js";
 import { FakeHome, type ImportJson, type ListJson, type ShowJson, turn } from "./import-support.js";
 
 let dir: TempDir;
@@ -20,16 +19,7 @@ let path: string;
 
 beforeEach(() => {
   dir = makeTempDir("agent-import-live");
-  project = join(dir.path, "project");
-  home = join(dir.path, "home");
-  mkdirSync(project);
-  mkdirSync(home);
-  gitRepo(project);
-  const bin = join(dir.path, "bin");
-  mkdirSync(bin);
-  writeFileSync(join(bin, "forge"), `#!/bin/sh\nexec "${process.execPath}" "${FORGE_BIN}" "$@"\n`);
-  chmodSync(join(bin, "forge"), 0o755);
-  path = `${bin}:${process.env["PATH"] ?? ""}`;
+  ({ project, home, path } = hostBench(dir.path));
 });
 afterEach(() => dir.remove());
 

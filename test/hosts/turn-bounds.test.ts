@@ -6,17 +6,17 @@
 // counted their prompt's message in) still reads the same. The rewind and `forge why` go on
 // working on the mixed session.
 import { randomUUID } from "node:crypto";
-import { appendFileSync, chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ConversationSession } from "../../src/domains/conversation/conversation-session.js";
 import type { Message } from "../../src/domains/conversation/model.js";
 import { openStore } from "../../src/index.js";
 import { agentSessionDetail, listAgentSessions } from "../../src/integrations/hosts/agent-sessions.js";
-import { FORGE_BIN, forge, json, ok } from "../support/cli.js";
+import { forge, json, ok } from "../support/cli.js";
 import { FakeAgent, type FakeHost } from "../support/fake-agent.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
-import { gitRepo } from "./git-support.js";
+import { hostBench } from "./git-support.js";
 import type { ImportJson } from "./import-support.js";
 
 let dir: TempDir;
@@ -26,16 +26,7 @@ let path: string;
 
 beforeEach(() => {
   dir = makeTempDir("turn-bounds");
-  project = join(dir.path, "project");
-  home = join(dir.path, "home");
-  mkdirSync(project);
-  mkdirSync(home);
-  gitRepo(project);
-  const bin = join(dir.path, "bin");
-  mkdirSync(bin);
-  writeFileSync(join(bin, "forge"), `#!/bin/sh\nexec "${process.execPath}" "${FORGE_BIN}" "$@"\n`);
-  chmodSync(join(bin, "forge"), 0o755);
-  path = `${bin}:${process.env["PATH"] ?? ""}`;
+  ({ project, home, path } = hostBench(dir.path));
 });
 afterEach(() => dir.remove());
 
