@@ -9,6 +9,7 @@ import { fails, forge, json, ok } from "../support/cli.js";
 import { FakeAgent, type FakeHost } from "../support/fake-agent.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
 import { hostBench } from "./git-support.js";
+import type { BlameLineJson } from "../../src/operations/blame/shared.js";
 
 let dir: TempDir;
 let project: string;
@@ -26,18 +27,7 @@ const run = (args: readonly string[], cwd = project) => forge(cwd, args, { env: 
 const agentFor = (host: FakeHost) => new FakeAgent(host, { project, home, env: { PATH: path, FORGE_HOOK_STRICT: "1" } });
 const file = (name: string) => join(project, name);
 
-interface LineJson {
-  line: number;
-  text: string;
-  agent: boolean;
-  prompt: { number: number; text: string | null } | null;
-  session: { name: string; host: string; id: string } | null;
-  tool: { name: string; id: string | null; input: unknown } | null;
-  checkpoint: { id: string; seq: number; createdAt: string; message: string } | null;
-  promptCheckpoint: string | null;
-  inferred: boolean;
-  note: string;
-}
+type LineJson = BlameLineJson;
 interface BlameJson {
   path: string;
   total: number;

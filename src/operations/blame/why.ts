@@ -2,22 +2,14 @@
 // text), the session and host, the agent's reasoning in that turn, the tool call with its
 // input, and how to rewind to the moment the prompt was submitted.
 import { InvalidArgumentError } from "../../core/errors.js";
-import { whyLine } from "../../integrations/hosts/blame/why.js";
+import { type WhyReport, whyLine } from "../../integrations/hosts/blame/why.js";
 import { defineOperation } from "../operation.js";
 import { type BlameLineJson, blameLineJson, blameLocationFields, blameRoot, parseFileSpec } from "./shared.js";
 
-export interface WhyResult {
+/** What `why` answers: the line as `blame` gives it, then the tool call, the reasoning around it and the way back (WhyReport's fields). */
+export interface WhyResult extends Omit<WhyReport, "blame" | "line"> {
   readonly path: string;
-  /** The line and who wrote it, as `blame` gives it. */
   readonly line: BlameLineJson;
-  /** The tool call as the captured conversation holds it: its whole input and what it answered. */
-  readonly call: { readonly name: string; readonly id: string | null; readonly input: unknown; readonly result: string | null } | null;
-  /** The agent's thinking and text in that turn, up to the call. */
-  readonly reasoning: readonly { readonly kind: "thinking" | "text"; readonly text: string }[];
-  /** What the agent said after the call in that turn. */
-  readonly reply: readonly string[];
-  /** The command that puts the files back as they were when that prompt was submitted. */
-  readonly rewind: string | null;
 }
 
 export const whyOperation = defineOperation({
