@@ -1,6 +1,7 @@
 // Store URLs → backends: `memory:`, `file:DIR`, `sqlite:PATH`, `postgres://…`.
 import { isAbsolute, resolve } from "node:path";
 import { ForgeError } from "../core/errors.js";
+import { mark } from "../core/trace.js";
 import type { Backend } from "./backend.js";
 import { SqliteBackend } from "./sqlite/sqlite-backend.js";
 
@@ -12,6 +13,7 @@ export interface OpenBackendOptions {
 }
 
 export async function openBackend(url: string, cwd: string = process.cwd(), options: OpenBackendOptions = {}): Promise<Backend> {
+  mark("store: opening");
   const create = options.create ?? true;
   const colon = url.indexOf(":");
   const scheme = colon < 0 ? "" : url.slice(0, colon);

@@ -7,6 +7,7 @@ import { isForgeError } from "../core/errors.js";
 import { UsageError } from "./context.js";
 import { guardStdout, writeOut } from "./output.js";
 import { VERSION } from "./version.js";
+import { mark } from "../core/trace.js";
 
 /**
  * Where each command is defined. Only the module of the command being run is loaded (a
@@ -107,6 +108,7 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
     .option("--session <name>", 'the session to work in (default: FORGE_SESSION, else "default")')
     .option("--json", "print JSON for scripts (an error too: one JSON object on stdout)")
     .hook("preAction", (_program, action) => {
+      mark("cli: command parsed");
       failing = action;
       ran = commandPath(action);
     });
@@ -114,6 +116,7 @@ export async function buildProgram(argv: readonly string[] = []): Promise<Comman
   const wanted = MODULES.filter((m) => word !== undefined && m.names.includes(word));
   for (const m of wanted.length > 0 ? wanted : MODULES) for (const cmd of await m.load()) program.addCommand(cmd);
   configure(program);
+  mark("cli: commands built");
   return program;
 }
 
@@ -148,9 +151,11 @@ export { adoptWalkPreload } from "../operations/files/preload.js";
 
 export async function main(argv: string[]): Promise<number> {
   guardStdout();
+  mark("cli: started");
   try {
     const program = await buildProgram(argv);
     await program.parseAsync(argv);
+    mark("cli: done");
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (e) {
     return report(e, wantsJson(argv));

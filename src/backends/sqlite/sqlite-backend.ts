@@ -2,6 +2,7 @@
 // Many processes may share one file; SQLite's write lock (BEGIN IMMEDIATE, with a busy
 // timeout) serialises their transactions. The SQL itself is the shared layer's (../sql/);
 // this file opens the store, writes objects and holds transactions.
+import { mark } from "../../core/trace.js";
 import Database from "better-sqlite3";
 import { sqliteAddon } from "./sqlite-addon.js";
 import { randomBytes } from "node:crypto";
@@ -138,6 +139,7 @@ export class SqliteBackend extends SqlBackend {
       await this.#writer?.close();
       this.#writer = undefined;
       if (this.#db.db.open) this.#db.db.close();
+      mark("store: closed");
     });
   }
 }
@@ -160,6 +162,7 @@ function openConnection(path: string, timeoutMs: number, kind: "memory" | "forge
       db.pragma("foreign_keys = ON");
       migrate(db);
       if (kind === "legacy") db.pragma("wal_checkpoint(PASSIVE)");
+      mark("store: opened");
       return db;
     } catch (e) {
       db.close();

@@ -91,7 +91,8 @@ const statKey = (st: Stats | undefined): string => (st === undefined ? "-" : `${
 /** The tracked paths of one index, as read; the sets a workspace asks about, made when first asked. */
 interface IndexEntry {
   readonly key: string;
-  readonly paths: readonly string[];
+  /** Read when first asked: a walk that ignores nothing never needs them (nor does a status that checks stats alone). */
+  paths(): readonly string[];
   readonly byPrefix: Map<string, { files?: Set<string>; dirs?: Set<string> }>;
 }
 
@@ -124,7 +125,14 @@ export function gitView(root: string): GitView | null {
   if (sets === undefined) index.byPrefix.set(prefix, (sets = {}));
   const s = sets;
   const files = (): Set<string> =>
-    (s.files ??= new Set(prefix === "" ? index.paths : index.paths.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length))));
+    (s.files ??= new Set(
+      prefix === ""
+        ? index.paths()
+        : index
+            .paths()
+            .filter((p) => p.startsWith(prefix))
+            .map((p) => p.slice(prefix.length)),
+    ));
   const dirs = (): Set<string> => {
     if (s.dirs) return s.dirs;
     const out = new Set<string>();
@@ -159,9 +167,10 @@ function readIndex(repo: Repo): IndexEntry {
   const key = statKey(st);
   const known = indexes.get(repo.gitDir);
   if (known?.key === key) return known;
+  let paths: readonly string[] | undefined;
   // No index yet (nothing added since `git init`): nothing is tracked.
-  const paths = st === undefined ? [] : (!usesSha256(repo) && parseIndex(readFileSync(file), file)) || lsFiles(repo);
-  const entry = { key, paths, byPrefix: new Map() };
+  const read = () => (st === undefined ? [] : (!usesSha256(repo) && parseIndex(readFileSync(file), file)) || lsFiles(repo));
+  const entry = { key, paths: () => (paths ??= read()), byPrefix: new Map() };
   indexes.set(repo.gitDir, entry);
   return entry;
 }

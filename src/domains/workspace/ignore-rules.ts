@@ -14,7 +14,7 @@
 // Secret files (secret-files.ts: `.env`, private keys, credential stores) are left out too,
 // after every other rule let them in — unless git tracks them or the configuration keeps
 // them — and the walk's IgnoreRules lists which (`secretFiles`) for status and snapshots.
-import { lstatSync, readFileSync, type Stats } from "node:fs";
+import { lstatSync, readFileSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import type { Ignore } from "ignore";
@@ -54,12 +54,18 @@ export class IgnoreRules {
   readonly #keepSecret: (path: string) => boolean;
   /** The secret files this walk left out (relative paths), for status and snapshots to say so. */
   readonly secretFiles = new Set<string>();
+  /**
+   * Every ignore file these rules tried to read (absolute path) with `ignoreFileKey` of it then,
+   * there or not. With the listings of the folders walked and git's key, it says whether the
+   * rules would judge the same names the same way again (quick-status.ts).
+   */
+  readonly sources: [string, string][] = [];
 
   /** `secretFiles`: which secret files to keep anyway (default none; git-tracked ones always are). */
   constructor(root: string, extra: readonly string[] = [], secretFiles?: SecretFilesOption) {
     this.#root = root;
     this.#git = gitView(root);
-    this.#levels = rootLevels(root, extra, this.#git);
+    this.#levels = rootLevels(root, extra, this.#git, this.sources);
     this.#forgeLevels = this.#levels.filter((l) => l.forge !== undefined).length;
     this.#keepSecret = keptSecretFile(secretFiles);
   }
@@ -77,7 +83,7 @@ export class IgnoreRules {
   enter(dir: string, names?: readonly string[]): void {
     // Judged by the rules above it, before its own are added.
     if (this.#git !== null && this.#excluded === null && dir !== "" && verdict(this.#levels, dir, true)) this.#excluded = `${dir}/`;
-    const level = loadLevel(this.#root, dir, this.#git !== null, names);
+    const level = loadLevel(this.#root, dir, this.#git !== null, names, this.sources);
     if (level) this.#levels.push(level);
     if (level?.forge) this.#forgeLevels++;
   }
@@ -111,7 +117,11 @@ export class IgnoreRules {
  */
 function judge(git: GitView, levels: readonly Level[], path: string, isDir: boolean, excluded: boolean, forge: boolean): boolean {
   if (isDir && NEVER.has(path.slice(path.lastIndexOf("/") + 1))) return true;
-  if (isDir ? git.tracksUnder(path) : git.tracks(path)) return forge && forgeVerdict(levels, path, isDir);
+  const tracked = () => (isDir ? git.tracksUnder(path) : git.tracks(path));
+  // Without Forge's own patterns, a path the rules keep is kept, tracked or not: git's index
+  // is read only for paths the rules would leave out (most walks: the defaults' folders).
+  if (!forge) return (excluded || verdict(levels, path, isDir)) && !tracked();
+  if (tracked()) return forgeVerdict(levels, path, isDir);
   return excluded || verdict(levels, path, isDir);
 }
 
@@ -177,14 +187,14 @@ function isRealFolder(abs: string): boolean {
   return st?.isDirectory() === true;
 }
 
-function rootLevels(root: string, extra: readonly string[], git: GitView | null): Level[] {
+function rootLevels(root: string, extra: readonly string[], git: GitView | null, sources?: [string, string][]): Level[] {
   const levels: Level[] = [];
   if (git !== null) {
     // core.excludesFile, info/exclude, then the .gitignore files of the folders above the root: relative to their folders.
     for (const text of git.excludes) levels.push({ prefix: "", base: git.prefix, rules: ignore().add(text) });
     const parts = git.prefix === "" ? [] : git.prefix.slice(0, -1).split("/");
     for (let i = 0; i < parts.length; i++) {
-      const text = readIgnoreFile(join(git.top, ...parts.slice(0, i), ".gitignore"));
+      const text = readIgnoreFile(join(git.top, ...parts.slice(0, i), ".gitignore"), sources);
       if (text !== undefined) levels.push({ prefix: "", base: `${parts.slice(i).join("/")}/`, rules: ignore().add(text) });
     }
   }
@@ -192,7 +202,7 @@ function rootLevels(root: string, extra: readonly string[], git: GitView | null)
     const rules = ignore().add([...extra]);
     levels.push({ prefix: "", base: "", rules, ...(git !== null && { forge: rules }) });
   }
-  const level = loadLevel(root, "", git !== null);
+  const level = loadLevel(root, "", git !== null, undefined, sources);
   if (level) levels.push(level);
   return levels;
 }
@@ -201,12 +211,12 @@ function rootLevels(root: string, extra: readonly string[], git: GitView | null)
  * The rules of directory `dir`'s ignore files, if it has any; with `split`, its .forgeignore
  * patterns also on their own.
  */
-function loadLevel(root: string, dir: string, split: boolean, names?: readonly string[]): Level | undefined {
+function loadLevel(root: string, dir: string, split: boolean, names?: readonly string[], sources?: [string, string][]): Level | undefined {
   let rules: Ignore | undefined;
   let forge: Ignore | undefined;
   for (const name of FILES) {
     if (names !== undefined && !names.includes(name)) continue;
-    const text = readIgnoreFile(join(root, dir, name));
+    const text = readIgnoreFile(join(root, dir, name), sources);
     if (text === undefined) continue;
     (rules ??= ignore()).add(text);
     if (split && name === ".forgeignore") forge = ignore().add(text);
@@ -214,7 +224,19 @@ function loadLevel(root: string, dir: string, split: boolean, names?: readonly s
   return rules ? { prefix: dir === "" ? "" : `${dir}/`, base: "", rules, ...(forge && { forge }) } : undefined;
 }
 
-function readIgnoreFile(path: string): string | undefined {
+/** What tells an ignore file's versions apart: inode, size and times; "-" when there is none, "!CODE" when it cannot be looked at. */
+export function ignoreFileKey(path: string): string {
+  try {
+    const st = statSync(path, { throwIfNoEntry: false });
+    return st === undefined ? "-" : `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+  } catch (e) {
+    return `!${(e as NodeJS.ErrnoException).code ?? "?"}`;
+  }
+}
+
+/** The file's text (undefined when there is none); `sources` gets its key, taken before it is read. */
+function readIgnoreFile(path: string, sources?: [string, string][]): string | undefined {
+  sources?.push([path, ignoreFileKey(path)]);
   try {
     return readFileSync(path, "utf8");
   } catch (e) {

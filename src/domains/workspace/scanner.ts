@@ -9,9 +9,12 @@ import type { Hash } from "../../objects/hash.js";
 import type { ObjectStore } from "../../objects/object-store.js";
 import { IgnoreRules } from "./ignore-rules.js";
 import type { SecretFilesOption } from "./secret-files.js";
-import { StatCacheFile } from "./stat-cache.js";
+import { quickStatus, statCompare, walkKey, type QuickStatus, type StatCompared, type WalkSettings } from "./quick-status.js";
+import { StatCacheFile, type StatCache } from "./stat-cache.js";
+import { DIR_STAT, FILE_STAT, type TreeColumns, type WalkStats } from "./tree-cache.js";
+import { mark } from "../../core/trace.js";
 import { takeWalkPreload } from "./walk-preload.js";
-import { type PriorWalk, fileNow, hashPending, scanTree, scanTreeFrom, walkOrder } from "./walk.js";
+import { type PriorWalk, type Scan, fileNow, hashPending, scanTree, scanTreeFrom, walkOrder } from "./walk.js";
 
 /** A walk of the files: the tree, what could not be read, and the bytes it stored. */
 export interface Scanned {
@@ -40,6 +43,8 @@ export class Scanner {
   /** Walks begun, and which of them `#lastWalk` is (a walk that began earlier never replaces a later one's). */
   #walks = 0;
   #lastWalkNo = 0;
+  /** What the last walk saw beside its tree, if it was a full one that could read everything: `walkStats`. */
+  #lastFull: { tree: Tree; stats: WalkStats & { readonly read: number } } | null = null;
 
   constructor(root: string, extraIgnores: readonly string[], maxFileBytes: number, secretFiles?: SecretFilesOption) {
     this.#root = root;
@@ -56,9 +61,25 @@ export class Scanner {
    * again and the rest is taken from that walk — when there is one and the hint can be
    * used; otherwise everything is walked.
    */
-  async scan(objects: ObjectStore | undefined, onProgress?: ProgressListener, changed?: Iterable<string>): Promise<Scanned> {
+  async scan(objects: ObjectStore | undefined, onProgress?: ProgressListener, changed?: Iterable<string>, quick?: QuickBase): Promise<Scanned> {
     const walkNo = ++this.#walks;
+    const takenAt = Date.now();
     const cache = this.#stats.get();
+    mark("walk: stat cache read");
+    if (changed === undefined && quick !== undefined) {
+      const found = statCompare(this.#root, quick.cols, this.settings);
+      mark("walk: stats compared");
+      const done = found && (await this.#quickScan(found, quick, cache, objects, onProgress));
+      if (found !== undefined && done !== undefined) {
+        this.#stats.save(cache);
+        if (walkNo > this.#lastWalkNo) {
+          this.#lastWalk = null; // a limited walk needs a listed one to start from
+          this.#lastWalkNo = walkNo;
+          this.#lastFull = { tree: done.tree, stats: quickStats(quick.cols, found, takenAt, cache) };
+        }
+        return done;
+      }
+    }
     const options = () => ({
       root: this.#root,
       ignore: new IgnoreRules(this.#root, this.#extraIgnores, this.#secretFiles),
@@ -69,6 +90,7 @@ export class Scanner {
     // What the other core listed since the process started: for this walk only, and a full one.
     const preload = takeWalkPreload(this.#root);
     const first = options();
+    mark("walk: ignore rules read");
     const hinted = prior === null || changed === undefined ? undefined : scanTreeFrom(first, prior, changed);
     // A limited walk that gave up has entered folders of its rules: a full walk starts with fresh ones.
     const used = hinted !== undefined || prior === null ? first : options();
@@ -78,6 +100,7 @@ export class Scanner {
     } finally {
       preload?.close();
     }
+    mark("walk: files listed");
     const { newBytes } = await hashPending(
       scan,
       this.#root,
@@ -87,19 +110,86 @@ export class Scanner {
     );
     // A limited walk saw only part of the tree: entries of files deleted elsewhere wait for the next full one.
     if (!hinted) cache.retain(scan.tree.files);
+    mark("walk: changed files read");
     this.#stats.save(cache);
+    mark("walk: stat cache saved");
+    const secretFiles = [...used.ignore.secretFiles].sort(walkOrder);
     if (walkNo > this.#lastWalkNo) {
       this.#lastWalk = { tree: scan.tree, unreadable: scan.unreadable, gitKey: used.ignore.gitKey, secretFiles: used.ignore.secretFiles };
       this.#lastWalkNo = walkNo;
+      const seen = scan.seen;
+      this.#lastFull =
+        !hinted && scan.unreadable.size === 0 && seen !== undefined
+          ? {
+              tree: scan.tree,
+              stats: walkedStats(
+                walkKey(this.settings, used.ignore.gitKey, used.ignore.sources),
+                takenAt,
+                secretFiles,
+                seen,
+                cache,
+                trustable(scan.pending, takenAt),
+              ),
+            }
+          : null;
     }
-    const secretFiles = [...used.ignore.secretFiles].sort(walkOrder);
     return { tree: scan.tree, unreadable: scan.unreadable, newBytes, limited: hinted !== undefined, secretFiles, tooLarge: scan.large.sort(walkOrder) };
+  }
+
+  /** The settings that decide which files a walk takes. */
+  get settings(): WalkSettings {
+    return { ignore: this.#extraIgnores, secretFiles: this.#secretFiles, maxFileBytes: this.#maxFileBytes };
+  }
+
+  /** A status by stats against the tree in `cols` (quick-status.ts); undefined when a walk must say. */
+  quickStatus(cols: TreeColumns): QuickStatus | undefined {
+    return quickStatus(this.#root, cols, this.settings);
+  }
+
+  /**
+   * What the last walk saw beside `tree`, to be written with it: only for the tree of a full
+   * walk that read everything, else undefined. `read`: how many files that walk read (their
+   * stats were not in the cache).
+   */
+  walkStats(tree: Tree): (WalkStats & { readonly read: number }) | undefined {
+    return this.#lastFull?.tree === tree ? this.#lastFull.stats : undefined;
+  }
+
+  /**
+   * The tree when only file contents changed (quick-status.ts): the kept tree with the files
+   * whose stats differ read again. Undefined when one of them is gone meanwhile: a walk says.
+   */
+  async #quickScan(
+    found: StatCompared,
+    quick: QuickBase,
+    cache: StatCache,
+    objects: ObjectStore | undefined,
+    onProgress?: ProgressListener,
+  ): Promise<Scanned | undefined> {
+    // Copies: the base tree stays as it was; the Maps keep its order, which the stats written with the tree follow.
+    const tree: Tree = { files: new Map(quick.tree.files), dirs: new Map(quick.tree.dirs) };
+    const scan = {
+      tree,
+      pending: found.reads.map((r) => ({ path: r.path, st: r.st, mode: r.st.mode & 0o777 })),
+      unreadable: new Map<string, string>(),
+      large: found.tooLarge,
+    };
+    const { newBytes } = await hashPending(
+      scan,
+      this.#root,
+      cache,
+      objects,
+      onProgress && ((done, total) => onProgress({ phase: "hashing files", done, total })),
+    );
+    if (found.reads.some((r) => tree.files.get(r.path) === quick.tree.files.get(r.path))) return undefined;
+    return { tree, unreadable: scan.unreadable, newBytes, limited: false, secretFiles: found.secretFiles, tooLarge: [...found.tooLarge] };
   }
 
   /** The files change under this object now (a restore): no walk limited to a hint until everything was walked again. */
   forgetLastWalk(): void {
     takeWalkPreload(this.#root)?.close(); // it saw the files as they were
     this.#lastWalk = null;
+    this.#lastFull = null;
     this.#lastWalkNo = ++this.#walks;
   }
 
@@ -149,4 +239,64 @@ export class Scanner {
 /** What could not be read, in walk order, with why. */
 export function unreadableList(unreadable: ReadonlyMap<string, string>): { path: string; why: string }[] {
   return [...unreadable.keys()].sort(walkOrder).map((path) => ({ path, why: unreadable.get(path) as string }));
+}
+
+/** The last snapshot's tree as kept with its stats (tree-cache.ts): what a quick walk starts from. */
+export interface QuickBase {
+  readonly cols: TreeColumns;
+  /** The tree the columns hold, in their order. */
+  readonly tree: Tree;
+}
+
+/** The stats of a full walk: folders' from the walk, files' from the stat cache where it holds this content. */
+function walkedStats(
+  key: string,
+  takenAt: number,
+  secretFiles: readonly string[],
+  seen: NonNullable<Scan["seen"]>,
+  cache: StatCache,
+  read: number,
+): WalkStats & { readonly read: number } {
+  return {
+    takenAt,
+    key,
+    secretFiles,
+    read,
+    dir: (path) => seen.dirs.get(path),
+    file: (path, f) => (f.type === "f" ? cachedStat(cache, path, f) : seen.others.get(path)),
+  };
+}
+
+/** The stats of a quick walk: the kept ones, but for the files read again (from the stat cache). */
+function quickStats(cols: TreeColumns, found: StatCompared, takenAt: number, cache: StatCache): WalkStats & { readonly read: number } {
+  const stats = cols.stats as NonNullable<TreeColumns["stats"]>;
+  const reread = new Set(found.reads.map((r) => r.path));
+  return {
+    // Kept entries were not racy at the walk that took them, and so are not now.
+    takenAt,
+    key: stats.key,
+    secretFiles: found.secretFiles,
+    read: trustable(found.reads, takenAt),
+    dir: (path, i) => (cols.strings[i] === path ? Array.from(stats.dirs.subarray(i * DIR_STAT, i * DIR_STAT + DIR_STAT)) : undefined),
+    file: (path, f, j) => {
+      if (reread.has(path)) return f.type === "f" ? cachedStat(cache, path, f) : undefined;
+      return cols.strings[cols.nDirs + j] === path ? Array.from(stats.files.subarray(j * FILE_STAT, j * FILE_STAT + FILE_STAT)) : undefined;
+    },
+  };
+}
+
+/**
+ * How many of the files read a fresh write of the stats would spare reading next time: those
+ * not modified within a second of the walk (racy ones are read again whatever is written).
+ */
+function trustable(read: readonly { readonly st: { readonly mtimeMs: number } }[], takenAt: number): number {
+  let n = 0;
+  for (const r of read) if (r.st.mtimeMs < takenAt - 1000) n++;
+  return n;
+}
+
+/** A file's [mtimeMs, ctimeMs, ino, st_mode] from the stat cache, if it holds this content. */
+function cachedStat(cache: StatCache, path: string, f: FileInfo): number[] | undefined {
+  const e = cache.entry(path);
+  return e !== undefined && e[5] === f.hash && e[0] === f.size ? [e[1], e[2], e[3], e[4]] : undefined;
 }

@@ -50,6 +50,13 @@ export function compareTrees(a: Tree, b: Tree): FileChange[] {
   return out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
 }
 
+/** Whether two trees have the same folders with the same modes. */
+export function sameDirs(a: Tree, b: Tree): boolean {
+  if (a.dirs.size !== b.dirs.size) return false;
+  for (const [path, d] of b.dirs) if (a.dirs.get(path)?.mode !== d.mode) return false;
+  return true;
+}
+
 /** `b`'s version of `paths`, `a`'s of everything else. */
 export function applyPaths(a: Tree, b: Tree, paths: readonly string[]): Tree {
   const files = new Map(a.files);

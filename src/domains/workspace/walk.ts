@@ -42,6 +42,12 @@ export interface Scan {
   readonly unreadable: Map<string, string>;
   /** Files too large to store (type "x" in the tree), gathered as the walk meets them. */
   readonly large: string[];
+  /**
+   * What the walk saw beside the tree, written with it (tree-cache.ts) for a quick status:
+   * each folder's [mtimeMs, ctimeMs, ino] and each symlink's and too-large file's [mtimeMs,
+   * ctimeMs, ino, st_mode] (a file's stats are in the stat cache).
+   */
+  readonly seen?: { readonly dirs: Map<string, number[]>; readonly others: Map<string, number[]> };
 }
 
 const NAME_OK = (name: string) => name !== "" && name !== "." && name !== ".." && !name.includes("/") && !name.includes("\0");
@@ -52,7 +58,9 @@ const NAME_OK = (name: string) => name !== "" && name !== "." && name !== ".." &
  */
 export function scanTree(options: ScanOptions): Scan {
   const w = walker(options);
-  w.full("", lstatSync(options.root).mode & 0o777, 0);
+  const st = lstatSync(options.root);
+  w.scan.seen?.dirs.set("", [st.mtimeMs, st.ctimeMs, st.ino]);
+  w.full("", st.mode & 0o777, 0);
   return w.scan;
 }
 
@@ -192,6 +200,7 @@ function walker(options: ScanOptions): {
   const unreadable = new Map<string, string>();
   const listed = new Set<string>();
   const large: string[] = [];
+  const stats = { dirs: new Map<string, number[]>(), others: new Map<string, number[]>() };
   const lstat = walkLstat(root);
   const st = statBuffer();
   // Synchronous on purpose: one lstat after another is ~3× faster in Node than the same
@@ -244,6 +253,7 @@ function walker(options: ScanOptions): {
       const size = sv[at + ST_SIZE] as number;
       const perm = mode & 0o777;
       if (isDir) {
+        stats.dirs.set(path, [sv[at + ST_MTIME] as number, sv[at + ST_CTIME] as number, sv[at + ST_INO] as number]);
         descend(path, perm, size);
         ignore.leave(path);
       } else if (fmt === S_IFLNK) {
@@ -256,10 +266,12 @@ function walker(options: ScanOptions): {
           continue;
         }
         files.set(path, { type: "l", mode: perm, size, hash: "", target });
+        stats.others.set(path, [sv[at + ST_MTIME] as number, sv[at + ST_CTIME] as number, sv[at + ST_INO] as number, mode]);
       } else if (fmt === S_IFREG) {
         if (size > maxFileBytes) {
           files.set(path, { type: "x", mode: perm, size, hash: "" });
           large.push(path);
+          stats.others.set(path, [sv[at + ST_MTIME] as number, sv[at + ST_CTIME] as number, sv[at + ST_INO] as number, mode]);
           continue;
         }
         const mtimeMs = sv[at + ST_MTIME] as number;
@@ -276,7 +288,7 @@ function walker(options: ScanOptions): {
   const full = (dir: string, mode: number, size: number): void => {
     list(dir, mode, size, full);
   };
-  return { scan: { tree: { files, dirs }, pending, unreadable, large }, listed, list, full };
+  return { scan: { tree: { files, dirs }, pending, unreadable, large, seen: stats }, listed, list, full };
 }
 
 /** A change this big is read, hashed and packed on both cores (`hashShared`). */

@@ -16,18 +16,22 @@ import type { Session } from "../../timeline/session.js";
 import type { Store } from "../../timeline/store.js";
 import type { Checkpoint } from "../../timeline/types.js";
 import { buildTree, fileKey, readFileObject, readTree, type FileInfo, type Tree } from "../../objects/file-tree.js";
-import { Scanner, type Scanned, unreadableList } from "./scanner.js";
+import { Scanner, type QuickBase, type Scanned, unreadableList } from "./scanner.js";
 import { walkOrder } from "./walk.js";
 import type { SecretFilesOption } from "./secret-files.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
-import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativePaths, type FileChange } from "./tree-compare.js";
-import { readAnyTreeCache, writeTreeCache } from "./tree-cache.js";
+import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativePaths, sameDirs, type FileChange } from "./tree-compare.js";
+import { readTreeColumns, treeFromColumns, writeTreeCache } from "./tree-cache.js";
+import { mark } from "../../core/trace.js";
 
 import { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
 export { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
 export { compareTrees, type FileChange } from "./tree-compare.js";
 export type { SnapshotState, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
 import type { CommitExtra, SnapshotOptions, SnapshotState, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
+
+/** A quick status that read more unchanged files than this (touched, not changed) leaves it to a walk, which writes the stats afresh. */
+const STALE_READS = 16;
 
 export class Workspace {
   readonly root: string;
@@ -77,16 +81,17 @@ export class Workspace {
    * that one, else from the store — reading only the folders that differ from the last
    * snapshot's (a restore of a few files in 10,000 reads a few folders, not ~500).
    */
-  async #readTree(root: Hash): Promise<{ tree: Tree; cached: boolean }> {
+  async #readTree(root: Hash): Promise<{ tree: Tree; cached: boolean; quick?: QuickBase }> {
     if (this.#lastCommit?.root === root) return { tree: this.#lastCommit.tree, cached: true };
-    const any = readAnyTreeCache(this.#treeCachePath);
-    if (any?.root === root) return { tree: any.tree, cached: true };
-    return { tree: await readTree(this.#objects, root, any?.tree ?? this.#lastCommit?.tree), cached: false };
+    const cols = readTreeColumns(this.#treeCachePath, undefined);
+    const any = cols && treeFromColumns(cols);
+    if (cols !== undefined && any !== undefined && cols.root === root) return { tree: any, cached: true, ...(cols.stats && { quick: { cols, tree: any } }) };
+    return { tree: await readTree(this.#objects, root, any ?? this.#lastCommit?.tree), cached: false };
   }
 
   /** The current tree, hashed (see Scanner.scan); the objects of files read anew written to the store when `store` is true. */
-  #scan(store: boolean, onProgress?: ProgressListener, changed?: Iterable<string>): Promise<Scanned> {
-    return this.#scanner.scan(store ? this.#objects : undefined, onProgress, changed);
+  #scan(store: boolean, onProgress?: ProgressListener, changed?: Iterable<string>, quick?: QuickBase): Promise<Scanned> {
+    return this.#scanner.scan(store ? this.#objects : undefined, onProgress, changed, quick);
   }
 
   get #objects(): ObjectStore {
@@ -94,7 +99,7 @@ export class Workspace {
   }
 
   /** The last snapshot and its tree; null before the first. */
-  async #base(): Promise<{ checkpoint: Checkpoint; tree: Tree; cached: boolean } | null> {
+  async #base(): Promise<{ checkpoint: Checkpoint; tree: Tree; cached: boolean; quick?: QuickBase } | null> {
     const head = (await this.session.head()).checkpoint;
     if (!head || head.filesRoot === null) return null;
     // Still the tree this object committed last (never changed since: trees are not mutated once committed).
@@ -104,13 +109,29 @@ export class Workspace {
 
   /** Created, modified, deleted (and renamed) files since the last snapshot; which were not the agent's. */
   async status(): Promise<StatusReport> {
+    const head = (await this.session.head()).checkpoint;
+    // By stats alone while no folder changed (quick-status.ts); else a walk, which then
+    // writes the stats afresh if it finds the files as the snapshot has them.
+    const quick = head?.filesRoot && this.#lastCommit?.root !== head.filesRoot ? readTreeColumns(this.#treeCachePath, head.filesRoot) : undefined;
+    const found = quick && this.#scanner.quickStatus(quick);
+    mark("status: stats compared");
+    if (head && found && found.stale <= STALE_READS) {
+      const after = new Map(found.changes.map((c) => [c.path, c.after as FileInfo]));
+      const { changes, tooLarge, secretFiles } = found;
+      return { base: head, changes, unknown: this.#unknown(changes, after), tooLarge, unreadable: [], secretFiles };
+    }
     const base = await this.#base();
     const { tree, unreadable, secretFiles, tooLarge: large } = await this.#scan(false);
     const changes = compareTrees(base?.tree ?? emptyTree(), tree);
+    if (quick !== undefined && base !== null && changes.length === 0 && sameDirs(base.tree, tree)) {
+      // The snapshot's tree (it has its folders' hashes), which the files are found to be, with the stats just taken.
+      const stats = this.#scanner.walkStats(tree);
+      if (stats) writeTreeCache(this.#treeCachePath, base.checkpoint.filesRoot as Hash, base.tree, stats);
+    }
     return {
       base: base?.checkpoint ?? null,
       changes,
-      unknown: this.#unknown(changes, tree),
+      unknown: this.#unknown(changes, tree.files),
       tooLarge: [...large],
       unreadable: unreadableList(unreadable),
       secretFiles,
@@ -118,12 +139,12 @@ export class Workspace {
   }
 
   /** Changed paths not in the edit journal with their current content. */
-  #unknown(changes: readonly FileChange[], tree: Tree): string[] {
+  #unknown(changes: readonly FileChange[], files: ReadonlyMap<string, FileInfo>): string[] {
     const journal = this.#journal.read();
     const out: string[] = [];
     for (const c of changes) {
       for (const path of c.kind === "renamed" && c.from !== undefined ? [c.from, c.path] : [c.path]) {
-        const now = tree.files.get(path);
+        const now = files.get(path);
         if (!EditJournal.vouches(journal, path, now ? fileKey(now) : DELETED) && !out.includes(path)) out.push(path);
       }
     }
@@ -187,9 +208,10 @@ export class Workspace {
     scanned?: Scanned,
   ): Promise<SnapshotResult | null> {
     const base = await this.#base();
+    mark("snapshot: last snapshot's tree read");
     // A walk made before the epoch was read is as good as one made now: every hash in it is
     // checked to be stored (or its file stored) below, after the read.
-    const { tree, unreadable, newBytes: read, limited, secretFiles } = scanned ?? (await this.#scan(true, options.onProgress, options.changed));
+    const { tree, unreadable, newBytes: read, limited, secretFiles } = scanned ?? (await this.#scan(true, options.onProgress, options.changed, base?.quick));
     // First, as it may read a file again (and so change its entry): asks nothing when nothing changed.
     const newBytes = read + (await this.#scanner.ensureStored(this.#objects, tree, base?.tree ?? null));
     // The directory objects, against the last snapshot's (reused where nothing changed).
@@ -197,7 +219,7 @@ export class Workspace {
     if (ifChanged && base !== null && built.root === base.checkpoint.filesRoot) return null;
     const changes = compareTrees(base?.tree ?? emptyTree(), tree);
     // A safety snapshot takes things as they are; a restore's own snapshot records the agent's doing.
-    const unknown = base === null || options.safety || options.trusted ? [] : this.#unknown(changes, tree);
+    const unknown = base === null || options.safety || options.trusted ? [] : this.#unknown(changes, tree.files);
     if (unknown.length > 0 && strategy === "strict") {
       throw new ForgeError(
         "UNKNOWN_CHANGES",
@@ -286,11 +308,16 @@ export class Workspace {
         ...(extra.changes && { changed: countChanges(extra.changes) }),
       },
     });
+    mark("snapshot: checkpoint committed");
     if (extra.into) return checkpoint; // not HEAD: the next status and snapshot compare against HEAD's tree
     // The next status and snapshot compare against this tree: keep it beside the store
     // (unless the copy there is of this very tree already).
-    if (!extra.followed && !(extra.base?.cached && extra.base.checkpoint.filesRoot === root)) writeTreeCache(this.#treeCachePath, root, tree);
+    // With what the walk saw, for a quick status; written again for the same tree when the walk read files whose stats changed.
+    const walk = this.#scanner.walkStats(tree);
+    const same = extra.base?.cached === true && extra.base.checkpoint.filesRoot === root;
+    if (!extra.followed && (!same || (walk?.read ?? 0) > 0)) writeTreeCache(this.#treeCachePath, root, tree, walk);
     this.#lastCommit = { root, tree };
+    mark("snapshot: tree cache written");
     return checkpoint;
   }
 

@@ -1,0 +1,173 @@
+// A status by stats alone, as git's index makes `git status` cheap: the last snapshot's tree
+// is kept with what its walk saw (tree-cache.ts), and while every folder it listed is as it
+// was — same times and inode, so no name was added, removed or renamed in it — and nothing
+// that decides what is ignored changed (the ignore settings, every ignore file read, git's
+// index and excludes files), the files are the same names judged the same way. Only the
+// files themselves are then looked at: one lstat each, against the stats kept beside the
+// tree, and only a file whose stats differ is read and hashed. No listing, no ignore rules,
+// no tree built.
+//
+// Anything else — a folder changed, an unknown stat, a racy folder, a file that is now
+// something else, more changed files than is worth it — answers undefined, and the caller
+// walks as before. Racy entries (modified within a second of the walk) are hashed, never
+// trusted: a quick status says what a full walk would.
+import { mark } from "../../core/trace.js";
+import { readBlob } from "../../objects/blob-read.js";
+import { blobObjects, type FileInfo } from "../../objects/file-tree.js";
+import type { DirEntryType } from "../../objects/node.js";
+import { S_IFDIR, S_IFMT, S_IFREG, ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE, statBuffer, walkLstat } from "./fast-stat.js";
+import { gitView } from "./git-view.js";
+import { ignoreFileKey } from "./ignore-rules.js";
+import { walkOrder } from "./names.js";
+import type { SecretFilesOption } from "./secret-files.js";
+import type { StatSignature } from "./stat-cache.js";
+import { DIR_STAT, FILE_STAT, type TreeColumns } from "./tree-cache.js";
+import type { FileChange } from "./tree-compare.js";
+
+/** A file modified this close to the walk (or after it) may have changed again unseen: hashed. */
+const RACY_MS = 1000;
+/** Past this many files to read (or bytes), the walk with its stat cache is the better way. */
+const MAX_READS = 1000;
+const MAX_READ_BYTES = 32 * 1024 * 1024;
+const KEY_VERSION = 1;
+
+/** The settings that decide which files a walk takes. */
+export interface WalkSettings {
+  readonly ignore: readonly string[];
+  readonly secretFiles: SecretFilesOption | undefined;
+  readonly maxFileBytes: number;
+}
+
+/** The key a walk's stats are written with: its settings, git's key and the ignore files it read (`IgnoreRules.sources`). */
+export function walkKey(settings: WalkSettings, gitKey: string, sources: readonly (readonly [string, string])[]): string {
+  return JSON.stringify({ v: KEY_VERSION, settings: settingsText(settings), git: gitKey, sources });
+}
+
+const settingsText = (s: WalkSettings) => JSON.stringify([s.ignore, s.secretFiles ?? null, s.maxFileBytes]);
+
+/** Whether a walk now would take the same names as the one that wrote `key`, given the same listings. */
+function keyHolds(key: string, root: string, settings: WalkSettings): boolean {
+  let k: { v?: unknown; settings?: unknown; git?: unknown; sources?: unknown };
+  try {
+    k = JSON.parse(key) as typeof k;
+  } catch {
+    return false;
+  }
+  if (k.v !== KEY_VERSION || k.settings !== settingsText(settings) || !Array.isArray(k.sources)) return false;
+  for (const s of k.sources as unknown[]) {
+    if (!Array.isArray(s) || typeof s[0] !== "string" || ignoreFileKey(s[0]) !== s[1]) return false;
+  }
+  return k.git === (gitView(root)?.key ?? "");
+}
+
+/** A file whose stats differ from those kept: its position in the columns and its stats now. */
+export interface StatChange {
+  readonly j: number;
+  readonly path: string;
+  readonly st: StatSignature;
+}
+
+/** What comparing stats found: the files to read; the tree is otherwise the kept one. */
+export interface StatCompared {
+  readonly reads: StatChange[];
+  readonly tooLarge: string[];
+  readonly secretFiles: readonly string[];
+}
+
+/**
+ * Compares every folder's and file's stats in `cols` with the disk's: the files whose stats
+ * differ (racy ones included), or undefined when a walk must say (see the top of this file).
+ */
+export function statCompare(root: string, cols: TreeColumns, settings: WalkSettings): StatCompared | undefined {
+  const stats = cols.stats;
+  if (stats === undefined || !keyHolds(stats.key, root, settings)) return undefined;
+  const { nDirs, nFiles, strings, nums, types } = cols;
+  const racyFrom = stats.takenAt - RACY_MS;
+  const lstat = walkLstat(root);
+  const st = statBuffer();
+  const prefix = `${root}/`;
+  for (let i = 0; i < nDirs; i++) {
+    const s = i * DIR_STAT;
+    const mtime = stats.dirs[s] as number;
+    if (!(mtime < racyFrom)) return undefined; // racy, or not stat'ed (NaN)
+    try {
+      const dir = strings[i] as string;
+      if (!lstat(dir === "" ? root : prefix + dir, st)) return undefined;
+    } catch {
+      return undefined;
+    }
+    if (((st[ST_MODE] as number) & S_IFMT) !== S_IFDIR || st[ST_MTIME] !== mtime || st[ST_CTIME] !== stats.dirs[s + 1] || st[ST_INO] !== stats.dirs[s + 2])
+      return undefined;
+  }
+  const files = stats.files;
+  const reads: StatChange[] = [];
+  let readBytes = 0;
+  const tooLarge: string[] = [];
+  for (let j = 0; j < nFiles; j++) {
+    const path = strings[nDirs + j] as string;
+    const s = j * FILE_STAT;
+    try {
+      if (!lstat(prefix + path, st)) return undefined; // deleted: its folder's times say so too, unless racy
+    } catch {
+      return undefined;
+    }
+    const mtime = st[ST_MTIME] as number;
+    const size = st[ST_SIZE] as number;
+    const mode = st[ST_MODE] as number;
+    const type = types[j] as number;
+    if (type === 0x78 /* x */) tooLarge.push(path);
+    if (
+      mtime === files[s] &&
+      st[ST_CTIME] === files[s + 1] &&
+      st[ST_INO] === files[s + 2] &&
+      mode === files[s + 3] &&
+      size === nums[nDirs + 2 * j + 1] &&
+      mtime < racyFrom
+    )
+      continue;
+    // Only a regular file's content is read here; a symlink, a file too large or unreadable, anything that changed kind: walk.
+    if (type !== 0x66 /* f */ || (mode & S_IFMT) !== S_IFREG || size > settings.maxFileBytes) return undefined;
+    reads.push({ j, path, st: { size, mtimeMs: mtime, ctimeMs: st[ST_CTIME] as number, ino: st[ST_INO] as number, mode } });
+    readBytes += size;
+    if (reads.length > MAX_READS || readBytes > MAX_READ_BYTES) return undefined;
+  }
+  return { reads, tooLarge: tooLarge.sort(walkOrder), secretFiles: stats.secretFiles };
+}
+
+export interface QuickStatus {
+  /** Files whose content, type or mode differs from the tree's, in path order ("modified" only: any other change shows in a folder). */
+  readonly changes: FileChange[];
+  readonly tooLarge: string[];
+  readonly secretFiles: readonly string[];
+  /** Files read whose content turned out unchanged: a fresh write of the stats would spare reading them again. */
+  readonly stale: number;
+}
+
+/** The status of the files under `root` against the tree in `cols`, by stats; undefined when a walk must say. */
+export function quickStatus(root: string, cols: TreeColumns, settings: WalkSettings): QuickStatus | undefined {
+  const found = statCompare(root, cols, settings);
+  mark("quick: files stat'ed");
+  if (found === undefined) return undefined;
+  const { nDirs, nums, hex, types } = cols;
+  const changes: FileChange[] = [];
+  let stale = 0;
+  for (const { j, path, st } of found.reads) {
+    let blob: Buffer;
+    try {
+      blob = readBlob(`${root}/${path}`, st.size);
+    } catch {
+      return undefined; // gone or unreadable since: the walk reports it as it does
+    }
+    const before: FileInfo = {
+      type: String.fromCharCode(types[j] as number) as Exclude<DirEntryType, "d">,
+      mode: nums[nDirs + 2 * j] as number,
+      size: nums[nDirs + 2 * j + 1] as number,
+      hash: hex.slice(64 * (nDirs + j), 64 * (nDirs + j) + 64),
+    };
+    const after: FileInfo = { type: "f", mode: st.mode & 0o777, size: blob.length - 1, hash: blobObjects(blob).hash };
+    if (after.hash === before.hash && after.mode === before.mode && after.size === before.size) stale++;
+    else changes.push({ path, kind: "modified", before, after });
+  }
+  changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+  return { changes, tooLarge: found.tooLarge, secretFiles: found.secretFiles, stale };
+}
