@@ -111,6 +111,14 @@ describe("the walk preload", () => {
     const small = tree();
     await walk(small);
     expect(startWalkPreload(small, WORKER)).toBeUndefined();
+    // Where the last snapshot's tree was kept with its walk's stats, a quick status needs no listing.
+    const quick = tree();
+    await walk(quick);
+    writeFileSync(join(quick, ".forge", "tree-cache.bin"), "FTC2 and the rest");
+    expect(startWalkPreload(quick, WORKER, 0)).toBeUndefined();
+    writeFileSync(join(quick, ".forge", "tree-cache.bin"), "FTC1 and the rest");
+    const handle = start(quick);
+    await handle.worker.terminate();
   });
 
   it("does not change what `forge files status` says", () => {
@@ -125,6 +133,8 @@ describe("the walk preload", () => {
       }
     expect(forge(root, ["init"]).code).toBe(0);
     expect(forge(root, ["files", "snapshot", "base"]).code).toBe(0);
+    // Without the walk's stats kept beside the tree (a cache from before them), bin/forge.js starts the preload.
+    rmSync(join(root, ".forge", "tree-cache.bin"));
     put(root, "d3/f3.txt", "changed\n");
     writeFileSync(join(root, "d9/new.txt"), "new\n");
     rmSync(join(root, "d12"), { recursive: true });

@@ -19,7 +19,7 @@ import { join } from "node:path";
 import { createRequire } from "node:module";
 import type { Ignore } from "ignore";
 import { gitView, type GitView } from "./git-view.js";
-import { isSecretFile, keptSecretFile, type SecretFilesOption } from "./secret-files.js";
+import { isSecretFile, keptSecretFile, secretByContent, type SecretFilesOption } from "./secret-files.js";
 
 type IgnoreFactory = () => Ignore;
 // Loaded on first use: only commands that walk a workspace need it.
@@ -56,7 +56,7 @@ export class IgnoreRules {
   readonly secretFiles = new Set<string>();
   /**
    * Every ignore file these rules tried to read (absolute path) with `ignoreFileKey` of it then,
-   * there or not. With the listings of the folders walked and git's key, it says whether the
+   * there or not, and every file left out as secret for what it holds. With the listings of the folders walked and git's key, it says whether the
    * rules would judge the same names the same way again (quick-status.ts).
    */
   readonly sources: [string, string][] = [];
@@ -107,6 +107,8 @@ export class IgnoreRules {
         : judge(git, this.#levels, path, isDir, this.#excluded !== null && path.startsWith(this.#excluded), this.#forgeLevels > 0);
     if (ignored || isDir || !leftOutSecret(this.#root, git, path, this.#keepSecret)) return ignored;
     this.secretFiles.add(path);
+    // Left out for what it holds: new content could let it in, with no name changed.
+    if (secretByContent(path)) this.sources.push([join(this.#root, path), ignoreFileKey(join(this.#root, path))]);
     return true;
   }
 }

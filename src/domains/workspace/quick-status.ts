@@ -19,7 +19,7 @@ import { S_IFDIR, S_IFMT, S_IFREG, ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE,
 import { gitView } from "./git-view.js";
 import { ignoreFileKey } from "./ignore-rules.js";
 import { walkOrder } from "./names.js";
-import type { SecretFilesOption } from "./secret-files.js";
+import { secretByContent, type SecretFilesOption } from "./secret-files.js";
 import type { StatSignature } from "./stat-cache.js";
 import { DIR_STAT, FILE_STAT, type TreeColumns } from "./tree-cache.js";
 import type { FileChange } from "./tree-compare.js";
@@ -126,7 +126,8 @@ export function statCompare(root: string, cols: TreeColumns, settings: WalkSetti
     )
       continue;
     // Only a regular file's content is read here; a symlink, a file too large or unreadable, anything that changed kind: walk.
-    if (type !== 0x66 /* f */ || (mode & S_IFMT) !== S_IFREG || size > settings.maxFileBytes) return undefined;
+    // So does a file whose content decides whether it is a secret file (secret-files.ts).
+    if (type !== 0x66 /* f */ || (mode & S_IFMT) !== S_IFREG || size > settings.maxFileBytes || secretByContent(path)) return undefined;
     reads.push({ j, path, st: { size, mtimeMs: mtime, ctimeMs: st[ST_CTIME] as number, ino: st[ST_INO] as number, mode } });
     readBytes += size;
     if (reads.length > MAX_READS || readBytes > MAX_READ_BYTES) return undefined;

@@ -10,7 +10,7 @@ import type { ObjectStore } from "../../objects/object-store.js";
 import { IgnoreRules } from "./ignore-rules.js";
 import type { SecretFilesOption } from "./secret-files.js";
 import { quickStatus, statCompare, walkKey, type QuickStatus, type StatCompared, type WalkSettings } from "./quick-status.js";
-import { StatCacheFile, type StatCache } from "./stat-cache.js";
+import { StatCache, StatCacheFile } from "./stat-cache.js";
 import { DIR_STAT, FILE_STAT, type TreeColumns, type WalkStats } from "./tree-cache.js";
 import { mark } from "../../core/trace.js";
 import { takeWalkPreload } from "./walk-preload.js";
@@ -64,22 +64,24 @@ export class Scanner {
   async scan(objects: ObjectStore | undefined, onProgress?: ProgressListener, changed?: Iterable<string>, quick?: QuickBase): Promise<Scanned> {
     const walkNo = ++this.#walks;
     const takenAt = Date.now();
-    const cache = this.#stats.get();
-    mark("walk: stat cache read");
     if (changed === undefined && quick !== undefined) {
       const found = statCompare(this.#root, quick.cols, this.settings);
       mark("walk: stats compared");
-      const done = found && (await this.#quickScan(found, quick, cache, objects, onProgress));
+      // The stats of the files read go with the tree (tree-cache.ts); the stat cache, which
+      // full walks use, is not loaded: a file changed since then costs one read there.
+      const read = StatCache.empty();
+      const done = found && (await this.#quickScan(found, quick, read, objects, onProgress));
       if (found !== undefined && done !== undefined) {
-        this.#stats.save(cache);
         if (walkNo > this.#lastWalkNo) {
           this.#lastWalk = null; // a limited walk needs a listed one to start from
           this.#lastWalkNo = walkNo;
-          this.#lastFull = { tree: done.tree, stats: quickStats(quick.cols, found, takenAt, cache) };
+          this.#lastFull = { tree: done.tree, stats: quickStats(quick.cols, found, takenAt, read) };
         }
         return done;
       }
     }
+    const cache = this.#stats.get();
+    mark("walk: stat cache read");
     const options = () => ({
       root: this.#root,
       ignore: new IgnoreRules(this.#root, this.#extraIgnores, this.#secretFiles),
@@ -277,6 +279,21 @@ function quickStats(cols: TreeColumns, found: StatCompared, takenAt: number, cac
     key: stats.key,
     secretFiles: found.secretFiles,
     read: trustable(found.reads, takenAt),
+    bulk: (tree) => {
+      // The kept columns as they are, when the tree has the same entries in the same order (a quick walk's does).
+      if (tree.dirs.size !== cols.nDirs || tree.files.size !== cols.nFiles) return undefined;
+      let i = 0;
+      for (const p of tree.dirs.keys()) if (cols.strings[i++] !== p) return undefined;
+      for (const p of tree.files.keys()) if (cols.strings[i++] !== p) return undefined;
+      const files = stats.files.slice();
+      for (const r of found.reads) {
+        const f = tree.files.get(r.path);
+        const st = f === undefined || f.type !== "f" ? undefined : cachedStat(cache, r.path, f);
+        if (st === undefined) files.fill(Number.NaN, r.j * FILE_STAT, r.j * FILE_STAT + FILE_STAT);
+        else files.set(st, r.j * FILE_STAT);
+      }
+      return { dirs: stats.dirs, files };
+    },
     dir: (path, i) => (cols.strings[i] === path ? Array.from(stats.dirs.subarray(i * DIR_STAT, i * DIR_STAT + DIR_STAT)) : undefined),
     file: (path, f, j) => {
       if (reread.has(path)) return f.type === "f" ? cachedStat(cache, path, f) : undefined;

@@ -62,6 +62,11 @@ export function isSecretFile(root: string, path: string): boolean {
   return false;
 }
 
+/** Whether what `path` holds decides if it is a secret file (a key, .npmrc, .pypirc): a change of content can change the answer. */
+export function secretByContent(path: string): boolean {
+  return SNIFF.some(([file]) => file.test(path));
+}
+
 /** The first bytes of a file as text ("" when it cannot be read: the walk reports that itself). */
 function head(abs: string): string {
   let fd: number;

@@ -150,6 +150,11 @@ export class StatCache {
     this.#writtenAt = writtenAt;
   }
 
+  /** An empty cache never written anywhere: what records the stats of files read outside a walk. */
+  static empty(): StatCache {
+    return new StatCache("", EMPTY, 0);
+  }
+
   /** Loads the cache at `path`; a missing or damaged cache is an empty one (it is only a cache). */
   static load(path: string): StatCache {
     let buf: Buffer;

@@ -47,6 +47,8 @@ export interface WalkStats {
   dir(path: string, i: number): readonly number[] | undefined;
   /** A file's [mtimeMs, ctimeMs, ino, st_mode], if the walk saw it with this content; `j`: its position in the tree's files. */
   file(path: string, info: FileInfo, j: number): readonly number[] | undefined;
+  /** All of them at once, as written (folders' then files' columns, in the tree's order), when that is cheaper; else undefined. */
+  bulk?(tree: Tree): { readonly dirs: Float64Array; readonly files: Float64Array } | undefined;
 }
 
 /** The cache file's columns as stored: what a quick status reads without building the tree. */
@@ -126,7 +128,18 @@ export function writeTreeCache(path: string, root: Hash, tree: Tree, walk?: Walk
 }
 
 function encodeStats(tree: Tree, walk: WalkStats): Buffer {
-  const nums = new Float64Array(DIR_STAT * tree.dirs.size + FILE_STAT * tree.files.size).fill(Number.NaN);
+  const nums = new Float64Array(DIR_STAT * tree.dirs.size + FILE_STAT * tree.files.size);
+  const bulk = walk.bulk?.(tree);
+  if (bulk !== undefined) {
+    nums.set(bulk.dirs, 0);
+    nums.set(bulk.files, DIR_STAT * tree.dirs.size);
+  } else fillStats(nums, tree, walk);
+  return encodeStatsTail(walk, nums);
+}
+
+/** The stats entry by entry (NaN where the walk has none). */
+function fillStats(nums: Float64Array, tree: Tree, walk: WalkStats): void {
+  nums.fill(Number.NaN);
   let i = 0;
   let n = 0;
   for (const p of tree.dirs.keys()) {
@@ -140,6 +153,9 @@ function encodeStats(tree: Tree, walk: WalkStats): Buffer {
     if (st !== undefined) for (let k = 0; k < FILE_STAT; k++) nums[i + k] = st[k] as number;
     i += FILE_STAT;
   }
+}
+
+function encodeStatsTail(walk: WalkStats, nums: Float64Array): Buffer {
   const key = Buffer.from(walk.key, "utf8");
   const secret = Buffer.from(walk.secretFiles.map((p) => `${p}\0`).join(""), "utf8");
   const out = Buffer.alloc(24 + nums.byteLength + key.length + secret.length);

@@ -57,6 +57,19 @@ export function sameDirs(a: Tree, b: Tree): boolean {
   return true;
 }
 
+/** Whether two entries are the same file: type, mode, size, content or link target. */
+export function sameEntry(a: FileInfo | undefined, b: FileInfo | undefined): boolean {
+  return (
+    a !== undefined &&
+    b !== undefined &&
+    a.type === b.type &&
+    a.mode === b.mode &&
+    a.size === b.size &&
+    a.hash === b.hash &&
+    (a.target ?? "") === (b.target ?? "")
+  );
+}
+
 /** `b`'s version of `paths`, `a`'s of everything else. */
 export function applyPaths(a: Tree, b: Tree, paths: readonly string[]): Tree {
   const files = new Map(a.files);

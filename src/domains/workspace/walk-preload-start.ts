@@ -1,10 +1,28 @@
 // Starts the walk preload (walk-preload.ts) for bin/forge.js, before the CLI is loaded: a
 // module of its own, bundled apart (scripts/bundle-cli.mjs), so that starting it costs only
 // this and Node's worker_threads.
-import { existsSync, statSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { MessageChannel, Worker } from "node:worker_threads";
 import { CTL_WORDS, type PreloadHandle } from "./walk-preload.js";
+
+/**
+ * Whether the last snapshot's tree was kept with its walk's stats ("FTC2", tree-cache.ts): a
+ * status or snapshot then compares stats without listing a folder (quick-status.ts), and a
+ * worker would only compete with it for the other core.
+ */
+function keepsStats(treeCache: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(treeCache, "r");
+    const head = Buffer.alloc(4);
+    return readSync(fd, head, 0, 4, 0) === 4 && head.toString("latin1") === "FTC2";
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
 
 /** A stat cache this small (~2,000 files: ~100 bytes an entry) means a tree not worth a worker. */
 const MIN_CACHE_BYTES = 200 * 1024;
@@ -34,7 +52,7 @@ export function startWalkPreload(cwd: string, workerFile: string, minCacheBytes 
   const cacheFile = join(root, ".forge", "stat-cache.bin");
   // A tree the main thread walks in a few milliseconds is not worth a worker's start.
   const size = statSync(cacheFile, { throwIfNoEntry: false })?.size;
-  if (size === undefined || size < minCacheBytes) return undefined;
+  if (size === undefined || size < minCacheBytes || keepsStats(join(root, ".forge", "tree-cache.bin"))) return undefined;
   const startedAt = Date.now();
   try {
     const ctl = new Int32Array(new SharedArrayBuffer(4 * CTL_WORDS));

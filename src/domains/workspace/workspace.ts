@@ -20,7 +20,7 @@ import { Scanner, type QuickBase, type Scanned, unreadableList } from "./scanner
 import { walkOrder } from "./walk.js";
 import type { SecretFilesOption } from "./secret-files.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
-import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativePaths, sameDirs, type FileChange } from "./tree-compare.js";
+import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativePaths, sameDirs, sameEntry, type FileChange } from "./tree-compare.js";
 import { readTreeColumns, treeFromColumns, writeTreeCache } from "./tree-cache.js";
 import { mark } from "../../core/trace.js";
 
@@ -112,7 +112,8 @@ export class Workspace {
     const head = (await this.session.head()).checkpoint;
     // By stats alone while no folder changed (quick-status.ts); else a walk, which then
     // writes the stats afresh if it finds the files as the snapshot has them.
-    const quick = head?.filesRoot && this.#lastCommit?.root !== head.filesRoot ? readTreeColumns(this.#treeCachePath, head.filesRoot) : undefined;
+    const tried = head !== null && head.filesRoot !== null && this.#lastCommit?.root !== head.filesRoot;
+    const quick = tried ? readTreeColumns(this.#treeCachePath, head.filesRoot as Hash) : undefined;
     const found = quick && this.#scanner.quickStatus(quick);
     mark("status: stats compared");
     if (head && found && found.stale <= STALE_READS) {
@@ -123,10 +124,13 @@ export class Workspace {
     const base = await this.#base();
     const { tree, unreadable, secretFiles, tooLarge: large } = await this.#scan(false);
     const changes = compareTrees(base?.tree ?? emptyTree(), tree);
-    if (quick !== undefined && base !== null && changes.length === 0 && sameDirs(base.tree, tree)) {
-      // The snapshot's tree (it has its folders' hashes), which the files are found to be, with the stats just taken.
-      const stats = this.#scanner.walkStats(tree);
-      if (stats) writeTreeCache(this.#treeCachePath, base.checkpoint.filesRoot as Hash, base.tree, stats);
+    // The snapshot's tree with the stats just taken, where they describe it: every folder (when
+    // the same names are there), every file found as the snapshot has it (a modified one is
+    // left unknown, and read by each status until the next snapshot).
+    const stats = tried && base !== null ? this.#scanner.walkStats(tree) : undefined;
+    if (base !== null && stats && sameDirs(base.tree, tree) && changes.every((c) => c.kind === "modified")) {
+      const file = (p: string, f: FileInfo, j: number) => (sameEntry(tree.files.get(p), f) ? stats.file(p, f, j) : undefined);
+      writeTreeCache(this.#treeCachePath, base.checkpoint.filesRoot as Hash, base.tree, { ...stats, bulk: undefined, file });
     }
     return {
       base: base?.checkpoint ?? null,
