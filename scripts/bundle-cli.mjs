@@ -134,6 +134,8 @@ await build({
   outdir: tmp,
   outExtension: { ".js": ".cjs" },
   format: "cjs",
+  // worker_threads is loaded only when a preload starts (~3 ms otherwise paid by every walking command).
+  plugins: [lazyBuiltins],
 });
 // The library (`forge-reasoning` and `forge-reasoning/langgraph`) as one more script,
 // dist/cli-bundle/library.cjs, behind a loader written over each entry's compiled module:

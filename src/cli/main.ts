@@ -8,6 +8,7 @@ import { UsageError } from "./context.js";
 import { guardStdout, writeOut } from "./output.js";
 import { VERSION } from "./version.js";
 import { mark } from "../core/trace.js";
+import { ownProcess } from "../core/cli-process.js";
 
 /**
  * Where each command is defined. Only the module of the command being run is loaded (a
@@ -151,6 +152,7 @@ export { adoptWalkPreload } from "../operations/files/preload.js";
 
 export async function main(argv: string[]): Promise<number> {
   guardStdout();
+  ownProcess();
   mark("cli: started");
   try {
     const program = await buildProgram(argv);

@@ -9,8 +9,6 @@
 import { constants as zlibConstants, createDeflateRaw, inflateRawSync } from "node:zlib";
 import type { ZlibHandle, ZlibInternals } from "./zlib-handle.js";
 
-const { Z_FINISH } = zlibConstants;
-
 export interface DeflateOptions {
   readonly level: number;
   readonly windowBits: number;
@@ -60,7 +58,8 @@ class Deflater {
   deflate(raw: Uint8Array, room: number, head = 0): Buffer | null {
     const out = Buffer.allocUnsafe(head + room);
     try {
-      this.#handle.writeSync(Z_FINISH, raw, 0, raw.length, out, head, room);
+      // zlib's constants read here, not when the module loads: a command that writes nothing never loads zlib.
+      this.#handle.writeSync(zlibConstants.Z_FINISH, raw, 0, raw.length, out, head, room);
       if (!this.usable) throw new Error("zlib failed to deflate");
       const availOut = this.#state[0] as number;
       const availIn = this.#state[1] as number;

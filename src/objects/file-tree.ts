@@ -86,10 +86,12 @@ function chunked(data: Buffer): { hash: Hash; objects: Map<Hash, Buffer> } {
  * the last snapshot), a directory in which nothing changed at any depth keeps its hash
  * from `base` without being encoded and hashed again: its object would be byte for byte
  * the same. A snapshot after an edit deep in the tree so encodes only the folders on the
- * path to it.
+ * path to it. With `changed` (every file whose entry may differ from `base`'s, the two
+ * having the same folders and the same other files), those folders are found without
+ * comparing every file.
  */
-export function buildTree(tree: Tree, base: Tree | null = null): { root: Hash; objects: Map<Hash, Buffer> } {
-  const dirty = base ? changedDirs(tree, base) : null;
+export function buildTree(tree: Tree, base: Tree | null = null, changed?: readonly string[]): { root: Hash; objects: Map<Hash, Buffer> } {
+  const dirty = base ? (changed === undefined ? changedDirs(tree, base) : dirsAbove(changed)) : null;
   const kept = (dir: string): Hash | undefined => (base && dirty && !dirty.has(dir) ? base.dirs.get(dir)?.hash : undefined);
   const children = new Map<string, DirEntry[]>();
   for (const dir of tree.dirs.keys()) children.set(dir, []);
@@ -164,6 +166,20 @@ function changedDirs(tree: Tree, base: Tree): Set<string> {
     } else if (b.mode !== d.mode) above(dir); // a folder's mode is in its parent's entry
   }
   for (const dir of base.dirs.keys()) if (!tree.dirs.has(dir)) above(dir);
+  return dirty;
+}
+
+/** Every directory above the paths: `changedDirs` when they are all that differ (the same files and folders otherwise). */
+function dirsAbove(paths: readonly string[]): Set<string> {
+  const dirty = new Set<string>();
+  for (const path of paths) {
+    for (let p = path; p !== ""; ) {
+      const i = p.lastIndexOf("/");
+      p = i < 0 ? "" : p.slice(0, i);
+      if (dirty.has(p)) break;
+      dirty.add(p);
+    }
+  }
   return dirty;
 }
 

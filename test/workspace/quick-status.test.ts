@@ -209,6 +209,28 @@ describe("quick status", () => {
     await statusIsTrue(b, ["deleted kept.log"]);
   });
 
+  it("stays quick across a commit when no path was judged by git's index (nothing the rules leave out)", async () => {
+    const b = await workspaceBench();
+    for (const [p, data] of Object.entries(twelve)) put(b.root, p, data);
+    git(b.root, "init", "-q");
+    git(b.root, "add", ".");
+    age(b.root);
+    await b.ws.snapshot("one");
+    git(b.root, "commit", "-qm", "one"); // the index rewritten: what the walk took did not depend on it
+    put(b.root, "d1/f4.txt", "changed\n");
+    expect((await quick(b))?.changes.map((c) => c.path)).toEqual(["d1/f4.txt"]);
+    await statusIsTrue(b, ["modified d1/f4.txt"]);
+    // A rule that leaves a path out makes the walk ask git whether it tracks it: the index is then in the key.
+    put(b.root, ".gitignore", "*.log\n");
+    put(b.root, "x.log", "x\n");
+    age(b.root);
+    await (await b.open()).snapshot("two");
+    expect(await quick(b)).toBeDefined();
+    git(b.root, "add", "-f", "x.log");
+    expect(await quick(b)).toBeUndefined();
+    await statusIsTrue(b, ["created x.log"]);
+  });
+
   it("never trusts a damaged tree cache, and a leftover temporary file is harmless", async () => {
     const { b } = await bench(twelve);
     const path = cachePath(b.root);

@@ -24,6 +24,11 @@ export interface GitView {
   readonly excludes: readonly string[];
   /** Changes whenever what this view says may change: the index or an excludes file was rewritten. */
   readonly key: string;
+  /** The part of `key` that is the index's, and the excludes files' part. */
+  readonly indexKey: string;
+  readonly excludesKey: string;
+  /** Whether anything was asked of the index (`tracks`, `tracksUnder`) so far: a walk that never asked took nothing from it. */
+  readonly asked: boolean;
 }
 
 interface Repo {
@@ -151,13 +156,25 @@ export function gitView(root: string): GitView | null {
     }
     return (s.dirs = out);
   };
+  let asked = false;
   return {
     top: repo.top,
     prefix,
-    tracks: (path) => files().has(path),
-    tracksUnder: (dir) => dirs().has(dir),
+    tracks: (path) => {
+      asked = true;
+      return files().has(path);
+    },
+    tracksUnder: (dir) => {
+      asked = true;
+      return dirs().has(dir);
+    },
     excludes: excludes.texts,
     key: `${index.key}|${excludes.key}`,
+    indexKey: index.key,
+    excludesKey: excludes.key,
+    get asked() {
+      return asked;
+    },
   };
 }
 

@@ -76,6 +76,15 @@ export class IgnoreRules {
   }
 
   /**
+   * What of git these rules' answers so far depended on: its excludes files, and its index
+   * only if a path was asked about it (the rules would have left it out); null outside a work tree.
+   */
+  get gitDepends(): { readonly index: string | null; readonly excludes: string } | null {
+    const git = this.#git;
+    return git === null ? null : { index: git.asked ? git.indexKey : null, excludes: git.excludesKey };
+  }
+
+  /**
    * Loads the ignore files of directory `dir` (relative, "" for the root) as the walk enters
    * it. `names`, the folder's listing when the caller has it, saves trying to read files
    * that are not there.

@@ -15,7 +15,7 @@ import { mark } from "../../core/trace.js";
 import { readBlob } from "../../objects/blob-read.js";
 import { blobObjects, type FileInfo } from "../../objects/file-tree.js";
 import type { DirEntryType } from "../../objects/node.js";
-import { S_IFDIR, S_IFMT, S_IFREG, ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE, statBuffer, walkLstat } from "./fast-stat.js";
+import { S_IFDIR, S_IFMT, S_IFREG, ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE, inRoot, statBuffer, walkLstat } from "./fast-stat.js";
 import { gitView } from "./git-view.js";
 import { ignoreFileKey } from "./ignore-rules.js";
 import { walkOrder } from "./names.js";
@@ -38,9 +38,16 @@ export interface WalkSettings {
   readonly maxFileBytes: number;
 }
 
-/** The key a walk's stats are written with: its settings, git's key and the ignore files it read (`IgnoreRules.sources`). */
-export function walkKey(settings: WalkSettings, gitKey: string, sources: readonly (readonly [string, string])[]): string {
-  return JSON.stringify({ v: KEY_VERSION, settings: settingsText(settings), git: gitKey, sources });
+/** What of git a walk depended on (`IgnoreRules.gitDepends`). */
+type GitDepends = { readonly index: string | null; readonly excludes: string } | null;
+
+/**
+ * The key a walk's stats are written with: its settings, what of git it depended on and the
+ * ignore files it read (`IgnoreRules.sources`). git's index is in it only if the walk asked
+ * it about a path: a commit then does not send the next status to a walk.
+ */
+export function walkKey(settings: WalkSettings, git: GitDepends, sources: readonly (readonly [string, string])[]): string {
+  return JSON.stringify({ v: KEY_VERSION, settings: settingsText(settings), git, sources });
 }
 
 const settingsText = (s: WalkSettings) => JSON.stringify([s.ignore, s.secretFiles ?? null, s.maxFileBytes]);
@@ -57,7 +64,10 @@ function keyHolds(key: string, root: string, settings: WalkSettings): boolean {
   for (const s of k.sources as unknown[]) {
     if (!Array.isArray(s) || typeof s[0] !== "string" || ignoreFileKey(s[0]) !== s[1]) return false;
   }
-  return k.git === (gitView(root)?.key ?? "");
+  const was = k.git as GitDepends | undefined;
+  const now = gitView(root);
+  if (was === null || now === null || was === undefined) return was === null && now === null;
+  return was.excludes === now.excludesKey && (was.index === null || was.index === now.indexKey);
 }
 
 /** A file whose stats differ from those kept: its position in the columns and its stats now. */
@@ -101,38 +111,36 @@ export function statCompare(root: string, cols: TreeColumns, settings: WalkSetti
   }
   const files = stats.files;
   const reads: StatChange[] = [];
-  let readBytes = 0;
   const tooLarge: string[] = [];
-  for (let j = 0; j < nFiles; j++) {
-    const path = strings[nDirs + j] as string;
-    const s = j * FILE_STAT;
-    try {
-      if (!lstat(prefix + path, st)) return undefined; // deleted: its folder's times say so too, unless racy
-    } catch {
-      return undefined;
+  // The files by paths relative to the root where the process allows it (fast-stat.ts).
+  const whole = inRoot(root, (base) => {
+    let readBytes = 0;
+    for (let j = 0; j < nFiles; j++) {
+      const path = strings[nDirs + j] as string;
+      const s = j * FILE_STAT;
+      try {
+        if (!lstat(base + path, st)) return false; // deleted: its folder's times say so too, unless racy
+      } catch {
+        return false;
+      }
+      const mtime = st[ST_MTIME] as number;
+      const size = st[ST_SIZE] as number;
+      const mode = st[ST_MODE] as number;
+      const type = types[j] as number;
+      if (type === 0x78 /* x */) tooLarge.push(path);
+      const same =
+        mtime === files[s] && st[ST_CTIME] === files[s + 1] && st[ST_INO] === files[s + 2] && mode === files[s + 3] && size === nums[nDirs + 2 * j + 1];
+      if (same && mtime < racyFrom) continue;
+      // Only a regular file's content is read here; a symlink, a file too large or unreadable, anything that changed kind: walk.
+      // So does a file whose content decides whether it is a secret file (secret-files.ts).
+      if (type !== 0x66 /* f */ || (mode & S_IFMT) !== S_IFREG || size > settings.maxFileBytes || secretByContent(path)) return false;
+      reads.push({ j, path, st: { size, mtimeMs: mtime, ctimeMs: st[ST_CTIME] as number, ino: st[ST_INO] as number, mode } });
+      readBytes += size;
+      if (reads.length > MAX_READS || readBytes > MAX_READ_BYTES) return false;
     }
-    const mtime = st[ST_MTIME] as number;
-    const size = st[ST_SIZE] as number;
-    const mode = st[ST_MODE] as number;
-    const type = types[j] as number;
-    if (type === 0x78 /* x */) tooLarge.push(path);
-    if (
-      mtime === files[s] &&
-      st[ST_CTIME] === files[s + 1] &&
-      st[ST_INO] === files[s + 2] &&
-      mode === files[s + 3] &&
-      size === nums[nDirs + 2 * j + 1] &&
-      mtime < racyFrom
-    )
-      continue;
-    // Only a regular file's content is read here; a symlink, a file too large or unreadable, anything that changed kind: walk.
-    // So does a file whose content decides whether it is a secret file (secret-files.ts).
-    if (type !== 0x66 /* f */ || (mode & S_IFMT) !== S_IFREG || size > settings.maxFileBytes || secretByContent(path)) return undefined;
-    reads.push({ j, path, st: { size, mtimeMs: mtime, ctimeMs: st[ST_CTIME] as number, ino: st[ST_INO] as number, mode } });
-    readBytes += size;
-    if (reads.length > MAX_READS || readBytes > MAX_READ_BYTES) return undefined;
-  }
-  return { reads, tooLarge: tooLarge.sort(walkOrder), secretFiles: stats.secretFiles };
+    return true;
+  });
+  return whole ? { reads, tooLarge: tooLarge.sort(walkOrder), secretFiles: stats.secretFiles } : undefined;
 }
 
 export interface QuickStatus {

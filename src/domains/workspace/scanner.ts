@@ -27,6 +27,8 @@ export interface Scanned {
   readonly secretFiles: readonly string[];
   /** Files too large to store, in walk order. */
   readonly tooLarge: readonly string[];
+  /** For a quick walk (only file contents changed): the files read again, all that can differ from the base tree. */
+  readonly reread?: readonly string[];
 }
 
 export class Scanner {
@@ -125,7 +127,7 @@ export class Scanner {
           ? {
               tree: scan.tree,
               stats: walkedStats(
-                walkKey(this.settings, used.ignore.gitKey, used.ignore.sources),
+                walkKey(this.settings, used.ignore.gitDepends, used.ignore.sources),
                 takenAt,
                 secretFiles,
                 seen,
@@ -184,7 +186,8 @@ export class Scanner {
       onProgress && ((done, total) => onProgress({ phase: "hashing files", done, total })),
     );
     if (found.reads.some((r) => tree.files.get(r.path) === quick.tree.files.get(r.path))) return undefined;
-    return { tree, unreadable: scan.unreadable, newBytes, limited: false, secretFiles: found.secretFiles, tooLarge: [...found.tooLarge] };
+    const reread = found.reads.map((r) => r.path);
+    return { tree, unreadable: scan.unreadable, newBytes, limited: false, secretFiles: found.secretFiles, tooLarge: [...found.tooLarge], reread };
   }
 
   /** The files change under this object now (a restore): no walk limited to a hint until everything was walked again. */
@@ -201,9 +204,12 @@ export class Scanner {
    * Hashes the last snapshot has are stored for sure (it is live; the gc epoch check at
    * commit covers a gc in between); the others are asked about in batches.
    */
-  async ensureStored(objects: ObjectStore, tree: Tree, base: Tree | null): Promise<number> {
+  async ensureStored(objects: ObjectStore, tree: Tree, base: Tree | null, only?: readonly string[]): Promise<number> {
     const ask = new Map<Hash, string[]>();
-    for (const [path, f] of tree.files) {
+    // A quick walk names the files that can differ from the base; every other one is the base's.
+    const entries = only === undefined || base === null ? tree.files : only.map((p) => [p, tree.files.get(p)] as const);
+    for (const [path, f] of entries) {
+      if (f === undefined) continue;
       if (f.type !== "f") continue;
       const b = base?.files.get(path);
       if (b !== undefined && b.hash === f.hash && b.type === "f") continue;
@@ -276,6 +282,7 @@ function quickStats(cols: TreeColumns, found: StatCompared, takenAt: number, cac
   return {
     // Kept entries were not racy at the walk that took them, and so are not now.
     takenAt,
+    from: { cols, reread: [...reread] },
     key: stats.key,
     secretFiles: found.secretFiles,
     read: trustable(found.reads, takenAt),

@@ -49,10 +49,14 @@ export interface WalkStats {
   file(path: string, info: FileInfo, j: number): readonly number[] | undefined;
   /** All of them at once, as written (folders' then files' columns, in the tree's order), when that is cheaper; else undefined. */
   bulk?(tree: Tree): { readonly dirs: Float64Array; readonly files: Float64Array } | undefined;
+  /** For a quick walk: the cache it started from and the files it read again, which `writeTreeCache` patches. */
+  readonly from?: { readonly cols: TreeColumns; readonly reread: readonly string[] };
 }
 
 /** The cache file's columns as stored: what a quick status reads without building the tree. */
 export interface TreeColumns {
+  /** The file's bytes as read. */
+  readonly raw: Buffer;
   readonly root: Hash;
   readonly nDirs: number;
   readonly nFiles: number;
@@ -74,6 +78,52 @@ export interface TreeColumns {
 }
 
 export function writeTreeCache(path: string, root: Hash, tree: Tree, walk?: WalkStats): void {
+  const buf = (walk?.from && patched(walk.from.cols, walk.from.reread, root, tree, walk)) ?? encodeTree(root, tree, walk);
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, buf);
+  renameSync(tmp, path);
+}
+
+/**
+ * The cache of `tree` made from the one it was read from (a quick walk's: the same entries in
+ * the same order, only the files in `reread` and the folders' hashes changed): the old bytes
+ * with those patched, instead of every entry encoded again. Undefined when the tree is not
+ * such a one.
+ */
+function patched(cols: TreeColumns, reread: readonly string[], root: Hash, tree: Tree, walk: WalkStats): Buffer | undefined {
+  const { nDirs, nFiles, strings } = cols;
+  const bulk = walk.bulk?.(tree); // checks the entries and their order
+  if (bulk === undefined || cols.stats === undefined || tree.dirs.size !== nDirs || tree.files.size !== nFiles) return undefined;
+  const buf = Buffer.from(cols.raw);
+  const numsAt = HEADER + 32;
+  const hashAt = numsAt + 8 * (nDirs + 2 * nFiles);
+  const typeAt = hashAt + 32 * (nDirs + nFiles);
+  const statAt = typeAt + nFiles + buf.readUInt32LE(12);
+  buf.write(root, HEADER, 32, "hex");
+  let i = 0;
+  for (const d of tree.dirs.values()) {
+    if (d.hash === undefined || buf.write(d.hash, hashAt + 32 * i, 32, "hex") !== 32) return undefined;
+    i++;
+  }
+  const at = new Map<string, number>();
+  for (const p of reread) at.set(p, -1);
+  for (let j = 0; j < nFiles && at.size > 0; j++) if (at.get(strings[nDirs + j] as string) === -1) at.set(strings[nDirs + j] as string, j);
+  for (const [p, j] of at) {
+    const f = tree.files.get(p);
+    if (j < 0 || f === undefined || f.type !== "f" || buf[typeAt + j] !== 0x66) return undefined;
+    buf.writeDoubleLE(f.mode, numsAt + 8 * (nDirs + 2 * j));
+    buf.writeDoubleLE(f.size, numsAt + 8 * (nDirs + 2 * j + 1));
+    if (buf.write(f.hash, hashAt + 32 * (nDirs + j), 32, "hex") !== 32) return undefined;
+  }
+  buf.writeDoubleLE(walk.takenAt, statAt);
+  Buffer.from(bulk.dirs.buffer, bulk.dirs.byteOffset, bulk.dirs.byteLength).copy(buf, statAt + 24);
+  Buffer.from(bulk.files.buffer, bulk.files.byteOffset, bulk.files.byteLength).copy(buf, statAt + 24 + bulk.dirs.byteLength);
+  Buffer.from(sha256(buf.subarray(HEADER)), "hex").copy(buf, 16);
+  return buf;
+}
+
+function encodeTree(root: Hash, tree: Tree, walk: WalkStats | undefined): Buffer {
   // One pass over each map (the snapshot of a 10k-file tree writes this every time).
   const nDirs = tree.dirs.size;
   const nFiles = tree.files.size;
@@ -121,10 +171,7 @@ export function writeTreeCache(path: string, root: Hash, tree: Tree, walk?: Walk
   text.copy(buf, textAt);
   statSection?.copy(buf, textAt + text.length);
   Buffer.from(sha256(buf.subarray(HEADER)), "hex").copy(buf, 16);
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, buf);
-  renameSync(tmp, path);
+  return buf;
 }
 
 function encodeStats(tree: Tree, walk: WalkStats): Buffer {
@@ -255,5 +302,5 @@ export function readTreeColumns(path: string, root: Hash | undefined): TreeColum
       files: all.subarray(DIR_STAT * nDirs),
     };
   }
-  return { root: held, nDirs, nFiles, strings, nums, hex, types, ...(stats && { stats }) };
+  return { raw: buf, root: held, nDirs, nFiles, strings, nums, hex, types, ...(stats && { stats }) };
 }

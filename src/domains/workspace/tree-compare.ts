@@ -18,8 +18,22 @@ export function emptyTree(): Tree {
   return { files: new Map(), dirs: new Map([["", { mode: 0o755 }]]) };
 }
 
-/** The changes from tree `a` to tree `b`; a deleted and a created file with the same content are a rename. */
-export function compareTrees(a: Tree, b: Tree): FileChange[] {
+/**
+ * The changes from tree `a` to tree `b`; a deleted and a created file with the same content
+ * are a rename. `only`: every path whose entry may differ, when the trees have the same paths
+ * (a quick walk's): only those are compared.
+ */
+export function compareTrees(a: Tree, b: Tree, only?: readonly string[]): FileChange[] {
+  if (only !== undefined && a.files.size === b.files.size) {
+    const out: FileChange[] = [];
+    for (const path of only) {
+      const before = a.files.get(path);
+      const after = b.files.get(path);
+      if (before === undefined || after === undefined) return compareTrees(a, b);
+      if (!sameEntry(before, after)) out.push({ path, kind: "modified", before, after });
+    }
+    return out.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+  }
   const created: FileChange[] = [];
   const deleted: FileChange[] = [];
   const out: FileChange[] = [];

@@ -130,7 +130,7 @@ export class Workspace {
     const stats = tried && base !== null ? this.#scanner.walkStats(tree) : undefined;
     if (base !== null && stats && sameDirs(base.tree, tree) && changes.every((c) => c.kind === "modified")) {
       const file = (p: string, f: FileInfo, j: number) => (sameEntry(tree.files.get(p), f) ? stats.file(p, f, j) : undefined);
-      writeTreeCache(this.#treeCachePath, base.checkpoint.filesRoot as Hash, base.tree, { ...stats, bulk: undefined, file });
+      writeTreeCache(this.#treeCachePath, base.checkpoint.filesRoot as Hash, base.tree, { ...stats, bulk: undefined, from: undefined, file });
     }
     return {
       base: base?.checkpoint ?? null,
@@ -215,13 +215,20 @@ export class Workspace {
     mark("snapshot: last snapshot's tree read");
     // A walk made before the epoch was read is as good as one made now: every hash in it is
     // checked to be stored (or its file stored) below, after the read.
-    const { tree, unreadable, newBytes: read, limited, secretFiles } = scanned ?? (await this.#scan(true, options.onProgress, options.changed, base?.quick));
+    const {
+      tree,
+      unreadable,
+      newBytes: read,
+      limited,
+      secretFiles,
+      reread,
+    } = scanned ?? (await this.#scan(true, options.onProgress, options.changed, base?.quick));
     // First, as it may read a file again (and so change its entry): asks nothing when nothing changed.
-    const newBytes = read + (await this.#scanner.ensureStored(this.#objects, tree, base?.tree ?? null));
+    const newBytes = read + (await this.#scanner.ensureStored(this.#objects, tree, base?.tree ?? null, reread));
     // The directory objects, against the last snapshot's (reused where nothing changed).
-    const built = buildTree(tree, base?.tree ?? null);
+    const built = buildTree(tree, base?.tree ?? null, base === null ? undefined : reread);
     if (ifChanged && base !== null && built.root === base.checkpoint.filesRoot) return null;
-    const changes = compareTrees(base?.tree ?? emptyTree(), tree);
+    const changes = compareTrees(base?.tree ?? emptyTree(), tree, base === null ? undefined : reread);
     // A safety snapshot takes things as they are; a restore's own snapshot records the agent's doing.
     const unknown = base === null || options.safety || options.trusted ? [] : this.#unknown(changes, tree.files);
     if (unknown.length > 0 && strategy === "strict") {
