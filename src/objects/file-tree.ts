@@ -95,12 +95,18 @@ export function buildTree(tree: Tree, base: Tree | null = null, changed?: readon
   const kept = (dir: string): Hash | undefined => (base && dirty && !dirty.has(dir) ? base.dirs.get(dir)?.hash : undefined);
   const children = new Map<string, DirEntry[]>();
   for (const dir of tree.dirs.keys()) children.set(dir, []);
+  // Files come folder by folder (walk order): the last file's folder is looked up once, not per file.
+  let lastParent: string | null = null;
+  let list: DirEntry[] | undefined;
   for (const [path, f] of tree.files) {
     const i = path.lastIndexOf("/");
-    const parent = i < 0 ? "" : path.slice(0, i);
-    const list = children.get(parent);
-    if (!list) throw new ForgeError("INVALID_STATE", `file ${path} has no directory in the tree`);
-    if (dirty !== null && !dirty.has(parent)) continue; // its folder is kept as it was
+    if (lastParent === null || i !== lastParent.length || (i > 0 && !path.startsWith(lastParent))) {
+      lastParent = i < 0 ? "" : path.slice(0, i);
+      list = children.get(lastParent);
+      if (!list) throw new ForgeError("INVALID_STATE", `file ${path} has no directory in the tree`);
+      if (dirty !== null && !dirty.has(lastParent)) list = undefined; // its folder is kept as it was
+    }
+    if (list === undefined) continue;
     const name = i < 0 ? path : path.slice(i + 1);
     list.push(f.type === "l" ? [f.hash, name, f.type, f.mode, f.size, f.target ?? ""] : [f.hash, name, f.type, f.mode, f.size]);
   }
