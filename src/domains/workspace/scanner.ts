@@ -7,6 +7,7 @@ import type { ProgressListener } from "../../core/progress.js";
 import type { FileInfo, Tree } from "../../objects/file-tree.js";
 import type { Hash } from "../../objects/hash.js";
 import type { ObjectStore } from "../../objects/object-store.js";
+import { gitView } from "./git-view.js";
 import { IgnoreRules } from "./ignore-rules.js";
 import type { SecretFilesOption } from "./secret-files.js";
 import { quickStatus, statCompare, walkKey, type QuickStatus, type StatCompared, type WalkSettings } from "./quick-status.js";
@@ -75,7 +76,8 @@ export class Scanner {
       const done = found && (await this.#quickScan(found, quick, read, objects, onProgress));
       if (found !== undefined && done !== undefined) {
         if (walkNo > this.#lastWalkNo) {
-          this.#lastWalk = null; // a limited walk needs a listed one to start from
+          // What a full walk would have made (the same names judged the same way): the base of a limited one.
+          this.#lastWalk = { tree: done.tree, unreadable: done.unreadable, gitKey: gitView(this.#root)?.key ?? "", secretFiles: new Set(found.secretFiles) };
           this.#lastWalkNo = walkNo;
           this.#lastFull = { tree: done.tree, stats: quickStats(quick.cols, found, takenAt, read) };
         }

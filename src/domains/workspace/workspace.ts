@@ -43,6 +43,8 @@ export class Workspace {
   readonly #scanner: Scanner;
   /** The tree this object last committed (the tree cache holds it too): the base while HEAD is still that root. */
   #lastCommit: { root: Hash; tree: Tree } | null = null;
+  /** The tree cache as this object last read it (`#readTree`). */
+  #cacheRead: { root: Hash; tree: Tree; quick?: QuickBase } | null = null;
   readonly #journal: EditJournal;
 
   private constructor(store: Store, session: Session, root: string, options: WorkspaceOptions) {
@@ -83,10 +85,15 @@ export class Workspace {
    */
   async #readTree(root: Hash): Promise<{ tree: Tree; cached: boolean; quick?: QuickBase }> {
     if (this.#lastCommit?.root === root) return { tree: this.#lastCommit.tree, cached: true };
-    const cols = readTreeColumns(this.#treeCachePath, undefined);
-    const any = cols && treeFromColumns(cols);
-    if (cols !== undefined && any !== undefined && cols.root === root) return { tree: any, cached: true, ...(cols.stats && { quick: { cols, tree: any } }) };
-    return { tree: await readTree(this.#objects, root, any ?? this.#lastCommit?.tree), cached: false };
+    // A tree is never changed once read (a quick walk copies it): one read of the cache serves a whole restore.
+    let held = this.#cacheRead;
+    if (held?.root !== root) {
+      const cols = readTreeColumns(this.#treeCachePath, undefined);
+      const tree = cols && treeFromColumns(cols);
+      if (cols !== undefined && tree !== undefined) held = this.#cacheRead = { root: cols.root, tree, ...(cols.stats && { quick: { cols, tree } }) };
+    }
+    if (held?.root === root) return { tree: held.tree, cached: true, ...(held.quick && { quick: held.quick }) };
+    return { tree: await readTree(this.#objects, root, held?.tree ?? this.#lastCommit?.tree), cached: false };
   }
 
   /** The current tree, hashed (see Scanner.scan); the objects of files read anew written to the store when `store` is true. */
@@ -426,8 +433,9 @@ export class Workspace {
         data: { paths: missing, snapshot: checkpoint.id },
       });
     }
-    // Loaded here: a status, a snapshot or a hook never restores.
-    const [scanned, { applyRestore, planRestore }] = await Promise.all([this.#scan(false), import("./restore.js")]);
+    // Loaded here: a status, a snapshot or a hook never restores. The walk compares stats where it can (quick-status.ts).
+    const head = await this.#base();
+    const [scanned, { applyRestore, planRestore }] = await Promise.all([this.#scan(false, undefined, undefined, head?.quick), import("./restore.js")]);
     const filter = pathFilter(this.root, paths);
     const input = { root: this.root, target: targetTree, current: scanned.tree, filter, extraIgnores: this.#extraIgnores, secretFiles: this.#secretFiles };
     const plan = planRestore(input);
@@ -438,7 +446,7 @@ export class Workspace {
     const label = `${checkpoint.id.slice(0, 10)}${partial ? ` (${paths.map((p) => p || ".").join(", ")})` : ""}`;
     if (partial && plan.writes.length === 0 && deleted.length === 0)
       return { ...report, safety: null, restored: null, undo: null, written: [], skipped: [...plan.skipped] };
-    const base = partial ? await this.#base() : null;
+    const base = partial ? head : null;
     // What undoes a partial restore: HEAD, if the paths are as it has them; else the state
     // before, kept off HEAD's timeline. The walk above is its snapshot: nothing was touched since.
     const safety =
