@@ -157,7 +157,7 @@ export function quickStatus(root: string, cols: TreeColumns, settings: WalkSetti
   const found = statCompare(root, cols, settings);
   mark("quick: files stat'ed");
   if (found === undefined) return undefined;
-  const { nDirs, nums, hex, types } = cols;
+  const { nDirs, nums, types } = cols;
   const changes: FileChange[] = [];
   let stale = 0;
   for (const { j, path, st } of found.reads) {
@@ -171,7 +171,7 @@ export function quickStatus(root: string, cols: TreeColumns, settings: WalkSetti
       type: String.fromCharCode(types[j] as number) as Exclude<DirEntryType, "d">,
       mode: nums[nDirs + 2 * j] as number,
       size: nums[nDirs + 2 * j + 1] as number,
-      hash: hex.slice(64 * (nDirs + j), 64 * (nDirs + j) + 64),
+      hash: cols.hashOf(nDirs + j),
     };
     const after: FileInfo = { type: "f", mode: st.mode & 0o777, size: blob.length - 1, hash: blobObjects(blob).hash };
     if (after.hash === before.hash && after.mode === before.mode && after.size === before.size) stale++;

@@ -64,8 +64,10 @@ export interface TreeColumns {
   readonly strings: readonly string[];
   /** Dir modes, then files' (mode, size) pairs. */
   readonly nums: Float64Array;
-  /** All hashes, dirs' then files', 64 hex digits each ("0"×64 for none). */
+  /** All hashes, dirs' then files', 64 hex digits each ("0"×64 for none): decoded when first asked. */
   readonly hex: string;
+  /** Entry `i`'s hash (dirs then files), decoded alone: what a quick status needs of a few. */
+  hashOf(i: number): string;
   /** Files' type letters' char codes. */
   readonly types: Uint8Array;
   readonly stats?: {
@@ -280,7 +282,7 @@ export function readTreeColumns(path: string, root: Hash | undefined): TreeColum
   if (sha256(buf.subarray(HEADER)) !== buf.toString("hex", 16, 48)) return undefined;
 
   const nums = new Float64Array(buf.buffer.slice(buf.byteOffset + numsAt, buf.byteOffset + hashAt));
-  const hex = buf.toString("hex", hashAt, typeAt);
+  let hex: string | undefined;
   const types = buf.subarray(typeAt, textAt);
   const strings = buf.toString("utf8", textAt, statAt).split("\0");
   let links = 0;
@@ -302,5 +304,18 @@ export function readTreeColumns(path: string, root: Hash | undefined): TreeColum
       files: all.subarray(DIR_STAT * nDirs),
     };
   }
-  return { raw: buf, root: held, nDirs, nFiles, strings, nums, hex, types, ...(stats && { stats }) };
+  return {
+    raw: buf,
+    root: held,
+    nDirs,
+    nFiles,
+    strings,
+    nums,
+    get hex() {
+      return (hex ??= buf.toString("hex", hashAt, typeAt));
+    },
+    hashOf: (i) => buf.toString("hex", hashAt + 32 * i, hashAt + 32 * i + 32),
+    types,
+    ...(stats && { stats }),
+  };
 }
