@@ -1,14 +1,37 @@
 // How the CLI speaks: JSON for scripts (--json), short aligned lines for people, colour
 // only on a terminal and never under NO_COLOR; and a reader that stops reading
 // (`forge … | head -1`) ends the command quietly, as it does git's.
-import pc from "picocolors";
+//
+// Node makes its stdout stream on first use of process.stdout (~2.5 ms: the net and stream
+// modules behind it). A command whose standard output is a pipe or a file — a hook, a script,
+// an agent's shell — writes it with fs.writeSync and never makes the stream, unless the
+// pipe cannot take the text at once (EAGAIN): from then on, the stream.
+import { fstatSync, writeSync } from "node:fs";
+import { createRequire } from "node:module";
 import { jsonText } from "../core/json-text.js";
 import { envFlag } from "../core/config.js";
 import { formatDuration } from "../core/time.js";
 import type { Checkpoint, CheckpointJson } from "../timeline/types.js";
 
-const useColor = !envFlag("NO_COLOR") && process.stdout.isTTY === true;
-export const c = pc.createColors(useColor);
+type Paint = (text: string | number) => string;
+type Palette = Readonly<Record<"bold" | "dim" | "red" | "green" | "yellow" | "cyan" | "magenta", Paint>>;
+
+/** Whether standard output (1) or error (2) is a terminal, asked of Node's stream only where it may be (a character device). */
+export function isTerminal(fd: 1 | 2): boolean {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return (fd === 1 ? process.stdout : process.stderr).isTTY === true;
+}
+
+const plain: Paint = (text) => String(text);
+/** The colours: picocolors' on a terminal (it looks at process.stdout as it loads), the text as it is elsewhere. */
+export const c: Palette =
+  !envFlag("NO_COLOR") && isTerminal(1)
+    ? (createRequire(import.meta.url)("picocolors") as { createColors(enabled: boolean): Palette }).createColors(true)
+    : { bold: plain, dim: plain, red: plain, green: plain, yellow: plain, cyan: plain, magenta: plain };
 
 /** Set once standard output's reader has gone: nothing more is written to it. */
 let stdoutClosed = false;
@@ -22,9 +45,30 @@ const onClose = new Set<() => void>();
  * Any other error writing standard output is reported in one line, exit 1.
  */
 export function guardStdout(): void {
-  if (process.stdout.listeners("error").includes(onStdoutError)) return;
-  process.stdout.on("error", onStdoutError);
+  if (guarded) return;
+  guarded = true;
+  // Installed on the stream when something first asks for it, so that asking is left to whoever needs it.
+  const own = Object.getOwnPropertyDescriptor(process, "stdout");
+  const get = own?.get;
+  if (own === undefined || get === undefined || !own.configurable) {
+    process.stdout.on("error", onStdoutError);
+    return;
+  }
+  Object.defineProperty(process, "stdout", {
+    configurable: true,
+    enumerable: own.enumerable ?? true,
+    get() {
+      const stream = get.call(process) as NodeJS.WriteStream;
+      Object.defineProperty(process, "stdout", own);
+      if (!stream.listeners("error").includes(onStdoutError)) stream.on("error", onStdoutError);
+      return stream;
+    },
+  });
 }
+
+let guarded = false;
+/** Written with fs.writeSync until the pipe once could not take it all (EAGAIN): the stream from then on, in order. */
+let direct = true;
 
 function onStdoutError(e: NodeJS.ErrnoException): void {
   if (stdoutClosed) return; // later writes to the closed stream fail too: already handled
@@ -45,7 +89,23 @@ export function whenStdoutCloses(stop: () => void): () => void {
 
 /** Writes to standard output unless its reader has gone. */
 export function writeOut(text: string | Uint8Array): void {
-  if (!stdoutClosed) process.stdout.write(text);
+  if (stdoutClosed) return;
+  if (direct) {
+    let rest: Uint8Array = typeof text === "string" ? Buffer.from(text, "utf8") : text;
+    try {
+      while (rest.length > 0) rest = rest.subarray(writeSync(1, rest));
+      return;
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== "EAGAIN") {
+        onStdoutError(e as NodeJS.ErrnoException);
+        return;
+      }
+      direct = false;
+      text = rest;
+    }
+  }
+  process.stdout.write(text);
 }
 
 export function printJson(value: unknown): void {

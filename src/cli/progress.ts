@@ -2,12 +2,13 @@
 import { createRequire } from "node:module";
 import type cliProgressType from "cli-progress";
 import type { ProgressEvent, ProgressListener } from "../core/progress.js";
+import { isTerminal } from "./output.js";
 
 const DELAY_MS = 1000;
 
 /** A listener that draws a bar once `DELAY_MS` have passed; call `stop()` when the work ends. */
 export function progressBar(): { onProgress: ProgressListener | undefined; stop: () => void } {
-  if (!process.stderr.isTTY) return { onProgress: undefined, stop: () => undefined };
+  if (!isTerminal(2)) return { onProgress: undefined, stop: () => undefined };
   const started = Date.now();
   let bar: cliProgressType.SingleBar | undefined;
   let phase = "";
