@@ -16,14 +16,14 @@ import type { Checkpoint, CheckpointJson } from "../timeline/types.js";
 type Paint = (text: string | number) => string;
 type Palette = Readonly<Record<"bold" | "dim" | "red" | "green" | "yellow" | "cyan" | "magenta", Paint>>;
 
-/** Whether standard output (1) or error (2) is a terminal, asked of Node's stream only where it may be (a character device). */
-export function isTerminal(fd: 1 | 2): boolean {
+/** Whether standard input (0), output (1) or error (2) is a terminal, asked of Node's stream only where it may be (a character device). */
+export function isTerminal(fd: 0 | 1 | 2): boolean {
   try {
     if (!fstatSync(fd).isCharacterDevice()) return false;
   } catch {
     return false;
   }
-  return (fd === 1 ? process.stdout : process.stderr).isTTY === true;
+  return (fd === 0 ? process.stdin : fd === 1 ? process.stdout : process.stderr).isTTY === true;
 }
 
 const plain: Paint = (text) => String(text);

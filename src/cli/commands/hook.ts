@@ -15,7 +15,7 @@ import { CAPTURE_KINDS, HOST_IDS, type CaptureKind, type HostId, hostOutput, isH
 import { STRATEGIES, type Strategy } from "../../operations/files/shared.js";
 import type { Store } from "../../timeline/store.js";
 import { CliContext, type GlobalOptions } from "../context.js";
-import { writeOut } from "../output.js";
+import { isTerminal, writeOut } from "../output.js";
 
 /** How a host reads a hook's stdout: Claude Code takes plain text (SessionStart adds it to the context); Gemini CLI parses it as one JSON object. */
 const LEGACY_HOSTS = ["claude", "gemini"] as const;
@@ -57,7 +57,7 @@ class HookContext extends CliContext {
 
 function readStdin(): string {
   // A host that sends nothing may leave stdin a terminal: do not wait on it.
-  if (process.stdin.isTTY) return "";
+  if (isTerminal(0)) return "";
   try {
     return readFileSync(0, "utf8");
   } catch (e) {
