@@ -107,13 +107,7 @@ export class Scanner {
       preload?.close();
     }
     mark("walk: files listed");
-    const { newBytes } = await hashPending(
-      scan,
-      this.#root,
-      cache,
-      objects,
-      onProgress && ((done, total) => onProgress({ phase: "hashing files", done, total })),
-    );
+    const { newBytes } = await this.#read(scan, cache, objects, onProgress);
     // A limited walk saw only part of the tree: entries of files deleted elsewhere wait for the next full one.
     if (!hinted) cache.retain(scan.tree.files);
     mark("walk: changed files read");
@@ -180,16 +174,15 @@ export class Scanner {
       unreadable: new Map<string, string>(),
       large: found.tooLarge,
     };
-    const { newBytes } = await hashPending(
-      scan,
-      this.#root,
-      cache,
-      objects,
-      onProgress && ((done, total) => onProgress({ phase: "hashing files", done, total })),
-    );
+    const { newBytes } = await this.#read(scan, cache, objects, onProgress);
     if (found.reads.some((r) => tree.files.get(r.path) === quick.tree.files.get(r.path))) return undefined;
     const reread = found.reads.map((r) => r.path);
     return { tree, unreadable: scan.unreadable, newBytes, limited: false, secretFiles: found.secretFiles, tooLarge: [...found.tooLarge], reread };
+  }
+
+  /** Reads and hashes the walk's pending files (see `hashPending`), telling `onProgress` as "hashing files". */
+  #read(scan: Scan, cache: StatCache, objects: ObjectStore | undefined, onProgress?: ProgressListener): Promise<{ newBytes: number }> {
+    return hashPending(scan, this.#root, cache, objects, onProgress && ((done, total) => onProgress({ phase: "hashing files", done, total })));
   }
 
   /** The files change under this object now (a restore): no walk limited to a hint until everything was walked again. */
