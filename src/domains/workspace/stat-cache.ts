@@ -189,6 +189,25 @@ export class StatCache {
     return e[5];
   }
 
+  /**
+   * Writes `path`'s [mtimeMs, ctimeMs, ino, mode] at `out[at]` if its entry holds `hash` and
+   * `size`, whatever its age; false (nothing written) if not. No array made: a snapshot asks it of every file.
+   */
+  statInto(path: string, hash: Hash, size: number, out: Float64Array, at: number): boolean {
+    const i = this.#loaded.index.get(path);
+    if (i !== undefined && this.#stale[i] === 0) {
+      const nums = this.#loaded.nums;
+      const n = i * NUMS;
+      if (nums[n] !== size || !this.#loaded.hex.startsWith(hash, 64 * i)) return false;
+      for (let k = 0; k < 4; k++) out[at + k] = nums[n + 1 + k] as number;
+      return true;
+    }
+    const e = this.#changed.get(path);
+    if (e === undefined || e[5] !== hash || e[0] !== size) return false;
+    for (let k = 0; k < 4; k++) out[at + k] = e[1 + k] as number;
+    return true;
+  }
+
   /** The entry for `path` whatever its age: [size, mtimeMs, ctimeMs, ino, mode, hash]. */
   entry(path: string): CacheEntry | undefined {
     const i = this.#loaded.index.get(path);
