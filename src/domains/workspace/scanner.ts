@@ -12,7 +12,8 @@ import { IgnoreRules } from "./ignore-rules.js";
 import type { SecretFilesOption } from "./secret-files.js";
 import { quickStatus, statCompare, walkKey, type QuickStatus, type StatCompared, type WalkSettings } from "./quick-status.js";
 import { StatCache, StatCacheFile } from "./stat-cache.js";
-import { DIR_STAT, FILE_STAT, type TreeColumns, type WalkStats } from "./tree-cache.js";
+import { DIR_STAT, FILE_STAT, type TreeColumns, type WalkStats, writeTreeCache } from "./tree-cache.js";
+import { sameDirs, sameEntry, type FileChange } from "./tree-compare.js";
 import { mark } from "../../core/trace.js";
 import { takeWalkPreload } from "./walk-preload.js";
 import { type PriorWalk, type Scan, fileNow, hashPending, scanTree, scanTreeFrom, walkOrder } from "./walk.js";
@@ -139,6 +140,26 @@ export class Scanner {
   /** The settings that decide which files a walk takes. */
   get settings(): WalkSettings {
     return { ignore: this.#extraIgnores, secretFiles: this.#secretFiles, maxFileBytes: this.#maxFileBytes };
+  }
+
+  /**
+   * After a status that walked (the quick one could not say): writes the snapshot's tree `base`
+   * (root `root`) again with the stats that walk just took, where they describe it — every
+   * folder, when the walk found the same names in each; every file found as the snapshot has
+   * it (a modified one is left unknown, and read by each status until the next snapshot). So
+   * a cache written by a walk of racy files, by an older Forge, or before many files were
+   * `touch`ed, is made quick once. Nothing when `tree` is not this object's last full walk.
+   */
+  keepStats(path: string, root: Hash, base: Tree, tree: Tree, changes: readonly FileChange[]): void {
+    const stats = this.walkStats(tree);
+    if (stats === undefined || !sameDirs(base, tree) || !changes.every((c) => c.kind === "modified")) return;
+    const file = (p: string, f: FileInfo, j: number) => (sameEntry(tree.files.get(p), f) ? stats.file(p, f, j) : undefined);
+    writeTreeCache(path, root, base, { ...stats, bulk: undefined, from: undefined, file });
+  }
+
+  /** Whether the files are, by their stats alone, the tree in `cols` (no file even to read). */
+  unchanged(cols: TreeColumns): boolean {
+    return statCompare(this.#root, cols, this.settings)?.reads.length === 0;
   }
 
   /** A status by stats against the tree in `cols` (quick-status.ts); undefined when a walk must say. */

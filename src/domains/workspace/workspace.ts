@@ -20,7 +20,7 @@ import { Scanner, type QuickBase, type Scanned, unreadableList } from "./scanner
 import { walkOrder } from "./walk.js";
 import type { SecretFilesOption } from "./secret-files.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
-import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativePaths, sameDirs, sameEntry, type FileChange } from "./tree-compare.js";
+import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativePaths, type FileChange } from "./tree-compare.js";
 import { readTreeColumns, treeFromColumns, writeTreeCache } from "./tree-cache.js";
 import { mark } from "../../core/trace.js";
 
@@ -131,14 +131,7 @@ export class Workspace {
     const base = await this.#base();
     const { tree, unreadable, secretFiles, tooLarge: large } = await this.#scan(false);
     const changes = compareTrees(base?.tree ?? emptyTree(), tree);
-    // The snapshot's tree with the stats just taken, where they describe it: every folder (when
-    // the same names are there), every file found as the snapshot has it (a modified one is
-    // left unknown, and read by each status until the next snapshot).
-    const stats = tried && base !== null ? this.#scanner.walkStats(tree) : undefined;
-    if (base !== null && stats && sameDirs(base.tree, tree) && changes.every((c) => c.kind === "modified")) {
-      const file = (p: string, f: FileInfo, j: number) => (sameEntry(tree.files.get(p), f) ? stats.file(p, f, j) : undefined);
-      writeTreeCache(this.#treeCachePath, base.checkpoint.filesRoot as Hash, base.tree, { ...stats, bulk: undefined, from: undefined, file });
-    }
+    if (tried && base !== null) this.#scanner.keepStats(this.#treeCachePath, base.checkpoint.filesRoot as Hash, base.tree, tree, changes);
     return {
       base: base?.checkpoint ?? null,
       changes,
@@ -193,6 +186,12 @@ export class Workspace {
     message = "",
     options: { strategy?: Strategy; tags?: readonly string[]; onProgress?: ProgressListener; changed?: Iterable<string> } = {},
   ): Promise<SnapshotResult | null> {
+    // Files as HEAD has them by their stats alone (no file to read): nothing to record, no tree built (a hook after a tool that wrote nothing).
+    const head = options.changed === undefined ? (await this.session.head()).checkpoint : null;
+    if (head?.filesRoot && this.#lastCommit?.root !== head.filesRoot) {
+      const cols = readTreeColumns(this.#treeCachePath, head.filesRoot);
+      if (cols !== undefined && this.#scanner.unchanged(cols)) return null;
+    }
     return this.#snapshotLoop(message, options, true);
   }
 
