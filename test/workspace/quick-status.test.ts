@@ -231,6 +231,18 @@ describe("quick status", () => {
     await statusIsTrue(b, ["created x.log"]);
   });
 
+  it("lets snapshotIfChanged say 'nothing' from stats alone, and still records a change or a file touched then changed", async () => {
+    const { b, one } = await bench(twelve);
+    expect(await (await b.open()).snapshotIfChanged("idle")).toBeNull();
+    utimesSync(join(b.root, "d0/f0.txt"), HOUR_AGO_S + 60, HOUR_AGO_S + 60); // touched: read, found the same
+    expect(await (await b.open()).snapshotIfChanged("touched")).toBeNull();
+    expect((await b.ws.session.head()).checkpoint?.id).toBe(one.id);
+    put(b.root, "d2/f5.txt", "five, changed\n");
+    const r = await (await b.open()).snapshotIfChanged("changed");
+    expect(r?.changes.map((c) => `${c.kind} ${c.path}`)).toEqual(["modified d2/f5.txt"]);
+    await statusIsTrue(b, []);
+  });
+
   it("never trusts a damaged tree cache, and a leftover temporary file is harmless", async () => {
     const { b } = await bench(twelve);
     const path = cachePath(b.root);
