@@ -1,6 +1,8 @@
 // The edit journal (.forge/edits.json): per path the agent changed through its own tools
 // since the last snapshot, the content it left there, or a marker that an edit is under
 // way. A change the journal does not vouch for is "unknown": made outside the agent.
+import { fileKey, type FileInfo } from "../../objects/file-tree.js";
+import type { FileChange } from "./tree-compare.js";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FileLock } from "../../core/file-lock.js";
@@ -61,6 +63,19 @@ export class EditJournal {
   }
 
   /** Forgets every entry: a snapshot has just recorded the files as they are. */
+  /** The changed paths the journal does not vouch for with their content now (`files`: the tree now, or at least its changed files). */
+  unknown(changes: readonly FileChange[], files: ReadonlyMap<string, FileInfo>): string[] {
+    const journal = this.read();
+    const out: string[] = [];
+    for (const c of changes) {
+      for (const path of c.kind === "renamed" && c.from !== undefined ? [c.from, c.path] : [c.path]) {
+        const now = files.get(path);
+        if (!EditJournal.vouches(journal, path, now ? fileKey(now) : DELETED) && !out.includes(path)) out.push(path);
+      }
+    }
+    return out;
+  }
+
   clear(): void {
     rmSync(this.#path, { force: true });
   }

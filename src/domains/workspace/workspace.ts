@@ -15,13 +15,14 @@ import type { ObjectStore } from "../../objects/object-store.js";
 import type { Session } from "../../timeline/session.js";
 import type { Store } from "../../timeline/store.js";
 import type { Checkpoint } from "../../timeline/types.js";
-import { buildTree, fileKey, readFileObject, readTree, type FileInfo, type Tree } from "../../objects/file-tree.js";
+import { buildTree, fileKey, readFileObject, type FileInfo, type Tree } from "../../objects/file-tree.js";
 import { Scanner, type QuickBase, type Scanned, unreadableList } from "./scanner.js";
 import { walkOrder } from "./walk.js";
 import type { SecretFilesOption } from "./secret-files.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
 import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativePaths, type FileChange } from "./tree-compare.js";
-import { readTreeColumns, treeFromColumns, writeTreeCache } from "./tree-cache.js";
+import { KeptTrees } from "./kept-trees.js";
+import { readTreeColumns, writeTreeCache } from "./tree-cache.js";
 import { mark } from "../../core/trace.js";
 
 import { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
@@ -41,10 +42,8 @@ export class Workspace {
   readonly #secretFiles: SecretFilesOption | undefined;
   readonly #retention: { keepLast: number; keepDays: number } | false;
   readonly #scanner: Scanner;
-  /** The tree this object last committed (the tree cache holds it too): the base while HEAD is still that root. */
-  #lastCommit: { root: Hash; tree: Tree } | null = null;
-  /** The tree cache as this object last read it (`#readTree`). */
-  #cacheRead: { root: Hash; tree: Tree; quick?: QuickBase } | null = null;
+  /** The tree last committed and the tree cache as last read (kept-trees.ts). */
+  readonly #kept: KeptTrees;
   readonly #journal: EditJournal;
 
   private constructor(store: Store, session: Session, root: string, options: WorkspaceOptions) {
@@ -56,6 +55,7 @@ export class Workspace {
     this.#retention = options.retention === undefined ? { keepLast: 100, keepDays: 30 } : options.retention;
     this.#journal = new EditJournal(join(root, FORGE_DIR));
     this.#scanner = new Scanner(root, this.#extraIgnores, options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES, this.#secretFiles);
+    this.#kept = new KeptTrees(join(root, FORGE_DIR, "tree-cache.bin"));
   }
 
   static async open(store: Store, options: WorkspaceOptions): Promise<Workspace> {
@@ -70,30 +70,12 @@ export class Workspace {
     return this.#extraIgnores;
   }
 
-  get #forgeDir(): string {
-    return join(this.root, FORGE_DIR);
-  }
-
   get #treeCachePath(): string {
-    return join(this.#forgeDir, "tree-cache.bin");
+    return this.#kept.path;
   }
 
-  /**
-   * The tree a files root holds: from the local copy of the last snapshot's tree when it is
-   * that one, else from the store — reading only the folders that differ from the last
-   * snapshot's (a restore of a few files in 10,000 reads a few folders, not ~500).
-   */
-  async #readTree(root: Hash): Promise<{ tree: Tree; cached: boolean; quick?: QuickBase }> {
-    if (this.#lastCommit?.root === root) return { tree: this.#lastCommit.tree, cached: true };
-    // A tree is never changed once read (a quick walk copies it): one read of the cache serves a whole restore.
-    let held = this.#cacheRead;
-    if (held?.root !== root) {
-      const cols = readTreeColumns(this.#treeCachePath, undefined);
-      const tree = cols && treeFromColumns(cols);
-      if (cols !== undefined && tree !== undefined) held = this.#cacheRead = { root: cols.root, tree, ...(cols.stats && { quick: { cols, tree } }) };
-    }
-    if (held?.root === root) return { tree: held.tree, cached: true, ...(held.quick && { quick: held.quick }) };
-    return { tree: await readTree(this.#objects, root, held?.tree ?? this.#lastCommit?.tree), cached: false };
+  #readTree(root: Hash): Promise<{ tree: Tree; cached: boolean; quick?: QuickBase }> {
+    return this.#kept.read(root, this.#objects);
   }
 
   /** The current tree, hashed (see Scanner.scan); the objects of files read anew written to the store when `store` is true. */
@@ -110,7 +92,7 @@ export class Workspace {
     const head = (await this.session.head()).checkpoint;
     if (!head || head.filesRoot === null) return null;
     // Still the tree this object committed last (never changed since: trees are not mutated once committed).
-    if (this.#lastCommit?.root === head.filesRoot) return { checkpoint: head, tree: this.#lastCommit.tree, cached: true };
+    if (this.#kept.lastCommit?.root === head.filesRoot) return { checkpoint: head, tree: this.#kept.lastCommit.tree, cached: true };
     return { checkpoint: head, ...(await this.#readTree(head.filesRoot)) };
   }
 
@@ -119,14 +101,14 @@ export class Workspace {
     const head = (await this.session.head()).checkpoint;
     // By stats alone while no folder changed (quick-status.ts); else a walk, which then
     // writes the stats afresh if it finds the files as the snapshot has them.
-    const tried = head !== null && head.filesRoot !== null && this.#lastCommit?.root !== head.filesRoot;
+    const tried = head !== null && head.filesRoot !== null && this.#kept.lastCommit?.root !== head.filesRoot;
     const quick = tried ? readTreeColumns(this.#treeCachePath, head.filesRoot as Hash) : undefined;
     const found = quick && this.#scanner.quickStatus(quick);
     mark("status: stats compared");
     if (head && found && found.stale <= STALE_READS) {
       const after = new Map(found.changes.map((c) => [c.path, c.after as FileInfo]));
       const { changes, tooLarge, secretFiles } = found;
-      return { base: head, changes, unknown: this.#unknown(changes, after), tooLarge, unreadable: [], secretFiles };
+      return { base: head, changes, unknown: this.#journal.unknown(changes, after), tooLarge, unreadable: [], secretFiles };
     }
     const base = await this.#base();
     const { tree, unreadable, secretFiles, tooLarge: large } = await this.#scan(false);
@@ -135,24 +117,11 @@ export class Workspace {
     return {
       base: base?.checkpoint ?? null,
       changes,
-      unknown: this.#unknown(changes, tree.files),
+      unknown: this.#journal.unknown(changes, tree.files),
       tooLarge: [...large],
       unreadable: unreadableList(unreadable),
       secretFiles,
     };
-  }
-
-  /** Changed paths not in the edit journal with their current content. */
-  #unknown(changes: readonly FileChange[], files: ReadonlyMap<string, FileInfo>): string[] {
-    const journal = this.#journal.read();
-    const out: string[] = [];
-    for (const c of changes) {
-      for (const path of c.kind === "renamed" && c.from !== undefined ? [c.from, c.path] : [c.path]) {
-        const now = files.get(path);
-        if (!EditJournal.vouches(journal, path, now ? fileKey(now) : DELETED) && !out.includes(path)) out.push(path);
-      }
-    }
-    return out;
   }
 
   /**
@@ -188,7 +157,7 @@ export class Workspace {
   ): Promise<SnapshotResult | null> {
     // Files as HEAD has them by their stats alone (no file to read): nothing to record, no tree built (a hook after a tool that wrote nothing).
     const head = options.changed === undefined ? (await this.session.head()).checkpoint : null;
-    if (head?.filesRoot && this.#lastCommit?.root !== head.filesRoot) {
+    if (head?.filesRoot && this.#kept.lastCommit?.root !== head.filesRoot) {
       const cols = readTreeColumns(this.#treeCachePath, head.filesRoot);
       if (cols !== undefined && this.#scanner.unchanged(cols)) return null;
     }
@@ -236,7 +205,7 @@ export class Workspace {
     if (ifChanged && base !== null && built.root === base.checkpoint.filesRoot) return null;
     const changes = compareTrees(base?.tree ?? emptyTree(), tree, base === null ? undefined : reread);
     // A safety snapshot takes things as they are; a restore's own snapshot records the agent's doing.
-    const unknown = base === null || options.safety || options.trusted ? [] : this.#unknown(changes, tree.files);
+    const unknown = base === null || options.safety || options.trusted ? [] : this.#journal.unknown(changes, tree.files);
     if (unknown.length > 0 && strategy === "strict") {
       throw new ForgeError(
         "UNKNOWN_CHANGES",
@@ -333,7 +302,7 @@ export class Workspace {
     const walk = this.#scanner.walkStats(tree);
     const same = extra.base?.cached === true && extra.base.checkpoint.filesRoot === root;
     if (!extra.followed && (!same || (walk?.read ?? 0) > 0)) writeTreeCache(this.#treeCachePath, root, tree, walk);
-    this.#lastCommit = { root, tree };
+    this.#kept.lastCommit = { root, tree };
     mark("snapshot: tree cache written");
     return checkpoint;
   }
