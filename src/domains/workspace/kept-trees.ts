@@ -7,7 +7,7 @@ import { readTree, type Tree } from "../../objects/file-tree.js";
 import type { Hash } from "../../objects/hash.js";
 import type { ObjectStore } from "../../objects/object-store.js";
 import type { QuickBase } from "./scanner.js";
-import { readTreeColumns, treeFromColumns } from "./tree-cache.js";
+import { readTreeColumns, treeFromColumns, type TreeColumns } from "./tree-cache.js";
 
 export class KeptTrees {
   /** The tree cache's file. */
@@ -30,11 +30,19 @@ export class KeptTrees {
     if (this.lastCommit?.root === root) return { tree: this.lastCommit.tree, cached: true };
     let held = this.#cacheRead;
     if (held?.root !== root) {
-      const cols = readTreeColumns(this.path, undefined);
+      const cols = this.#cols?.root === root ? this.#cols : readTreeColumns(this.path, undefined);
       const tree = cols && treeFromColumns(cols);
       if (cols !== undefined && tree !== undefined) held = this.#cacheRead = { root: cols.root, tree, ...(cols.stats && { quick: { cols, tree } }) };
     }
     if (held?.root === root) return { tree: held.tree, cached: true, ...(held.quick && { quick: held.quick }) };
     return { tree: await readTree(objects, root, held?.tree ?? this.lastCommit?.tree), cached: false };
   }
+
+  /** The tree cache's columns if it holds `root`'s tree, read once (no tree built): what a comparison by stats needs. */
+  columns(root: Hash): TreeColumns | undefined {
+    if (this.#cols?.root !== root) this.#cols = readTreeColumns(this.path, root);
+    return this.#cols?.root === root ? this.#cols : undefined;
+  }
+
+  #cols: TreeColumns | undefined;
 }

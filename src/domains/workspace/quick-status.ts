@@ -79,6 +79,8 @@ export interface StatChange {
 
 /** What comparing stats found: the files to read; the tree is otherwise the kept one. */
 export interface StatCompared {
+  /** When the comparison began (ms): what the stats it took are racy against. */
+  readonly takenAt: number;
   readonly reads: StatChange[];
   readonly tooLarge: string[];
   readonly secretFiles: readonly string[];
@@ -89,6 +91,7 @@ export interface StatCompared {
  * differ (racy ones included), or undefined when a walk must say (see the top of this file).
  */
 export function statCompare(root: string, cols: TreeColumns, settings: WalkSettings): StatCompared | undefined {
+  const takenAt = Date.now();
   const stats = cols.stats;
   if (stats === undefined || !keyHolds(stats.key, root, settings)) return undefined;
   const { nDirs, nFiles, strings, nums, types } = cols;
@@ -140,7 +143,7 @@ export function statCompare(root: string, cols: TreeColumns, settings: WalkSetti
     }
     return true;
   });
-  return whole ? { reads, tooLarge: tooLarge.sort(walkOrder), secretFiles: stats.secretFiles } : undefined;
+  return whole ? { takenAt, reads, tooLarge: tooLarge.sort(walkOrder), secretFiles: stats.secretFiles } : undefined;
 }
 
 export interface QuickStatus {

@@ -69,7 +69,7 @@ export class Scanner {
     const walkNo = ++this.#walks;
     const takenAt = Date.now();
     if (changed === undefined && quick !== undefined) {
-      const found = statCompare(this.#root, quick.cols, this.settings);
+      const found = quick.found ?? statCompare(this.#root, quick.cols, this.settings);
       mark("walk: stats compared");
       // The stats of the files read go with the tree (tree-cache.ts); the stat cache, which
       // full walks use, is not loaded: a file changed since then costs one read there.
@@ -80,7 +80,7 @@ export class Scanner {
           // What a full walk would have made (the same names judged the same way): the base of a limited one.
           this.#lastWalk = { tree: done.tree, unreadable: done.unreadable, gitKey: gitView(this.#root)?.key ?? "", secretFiles: new Set(found.secretFiles) };
           this.#lastWalkNo = walkNo;
-          this.#lastFull = { tree: done.tree, stats: quickStats(quick.cols, found, takenAt, read) };
+          this.#lastFull = { tree: done.tree, stats: quickStats(quick.cols, found, found.takenAt, read) };
         }
         return done;
       }
@@ -157,9 +157,9 @@ export class Scanner {
     writeTreeCache(path, root, base, { ...stats, bulk: undefined, from: undefined, file });
   }
 
-  /** Whether the files are, by their stats alone, the tree in `cols` (no file even to read). */
-  unchanged(cols: TreeColumns): boolean {
-    return statCompare(this.#root, cols, this.settings)?.reads.length === 0;
+  /** The files against the tree in `cols` by their stats (quick-status.ts): no read means they are that tree. */
+  compare(cols: TreeColumns): StatCompared | undefined {
+    return statCompare(this.#root, cols, this.settings);
   }
 
   /** A status by stats against the tree in `cols` (quick-status.ts); undefined when a walk must say. */
@@ -275,6 +275,8 @@ export interface QuickBase {
   readonly cols: TreeColumns;
   /** The tree the columns hold, in their order. */
   readonly tree: Tree;
+  /** The comparison already made against `cols` (by `compare`, just before), not to be made twice. */
+  readonly found?: StatCompared;
 }
 
 /** The stats of a full walk: folders' from the walk, files' from the stat cache where it holds this content. */

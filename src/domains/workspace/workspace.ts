@@ -22,7 +22,8 @@ import type { SecretFilesOption } from "./secret-files.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
 import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativePaths, type FileChange } from "./tree-compare.js";
 import { KeptTrees } from "./kept-trees.js";
-import { readTreeColumns, writeTreeCache } from "./tree-cache.js";
+import { readTreeColumns, writeTreeCache, type TreeColumns } from "./tree-cache.js";
+import type { StatCompared } from "./quick-status.js";
 import { mark } from "../../core/trace.js";
 
 import { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
@@ -30,6 +31,9 @@ export { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, ty
 export { compareTrees, type FileChange } from "./tree-compare.js";
 export type { SnapshotState, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
 import type { CommitExtra, SnapshotOptions, SnapshotState, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
+
+/** A comparison by stats made (`Scanner.compare`) and the columns it was made against. */
+type Compared = { readonly cols: TreeColumns; readonly found: StatCompared };
 
 /** A quick status that read more unchanged files than this (touched, not changed) leaves it to a walk, which writes the stats afresh. */
 const STALE_READS = 16;
@@ -157,11 +161,10 @@ export class Workspace {
   ): Promise<SnapshotResult | null> {
     // Files as HEAD has them by their stats alone (no file to read): nothing to record, no tree built (a hook after a tool that wrote nothing).
     const head = options.changed === undefined ? (await this.session.head()).checkpoint : null;
-    if (head?.filesRoot && this.#kept.lastCommit?.root !== head.filesRoot) {
-      const cols = readTreeColumns(this.#treeCachePath, head.filesRoot);
-      if (cols !== undefined && this.#scanner.unchanged(cols)) return null;
-    }
-    return this.#snapshotLoop(message, options, true);
+    const cols = head?.filesRoot && this.#kept.lastCommit?.root !== head.filesRoot ? this.#kept.columns(head.filesRoot) : undefined;
+    const found = cols && this.#scanner.compare(cols);
+    if (found?.reads.length === 0) return null;
+    return this.#snapshotLoop(message, options, true, undefined, cols && found && { cols, found });
   }
 
   /**
@@ -170,12 +173,14 @@ export class Workspace {
    * workspace's own (a partial restore's safety snapshot): HEAD, the caches and the edit
    * journal are then left as they are.
    */
-  async #snapshotLoop(message: string, options: SnapshotOptions, ifChanged: boolean, scanned?: Scanned): Promise<SnapshotResult | null> {
+  async #snapshotLoop(message: string, options: SnapshotOptions, ifChanged: boolean, scanned?: Scanned, compared?: Compared): Promise<SnapshotResult | null> {
     const strategy = options.strategy ?? "warn";
     if (!(STRATEGIES as readonly string[]).includes(strategy))
       throw new InvalidArgumentError(`unknown strategy "${strategy}"`, `use one of ${STRATEGIES.join(", ")}`);
     // A gc that runs while objects are chosen makes it start again, checking every object anew.
-    return this.#store.withGcEpoch((epoch, attempt) => this.#snapshotOnce(message, strategy, options, ifChanged, epoch, attempt === 1 ? scanned : undefined));
+    return this.#store.withGcEpoch((epoch, attempt) =>
+      this.#snapshotOnce(message, strategy, options, ifChanged, epoch, attempt === 1 ? scanned : undefined, attempt === 1 ? compared : undefined),
+    );
   }
 
   async #snapshotOnce(
@@ -185,19 +190,15 @@ export class Workspace {
     ifChanged: boolean,
     epoch: number,
     scanned?: Scanned,
+    compared?: Compared,
   ): Promise<SnapshotResult | null> {
     const base = await this.#base();
+    // A comparison by stats just made against the same columns is not made again.
+    const quick = base?.quick && compared?.cols === base.quick.cols ? { ...base.quick, found: compared.found } : base?.quick;
     mark("snapshot: last snapshot's tree read");
     // A walk made before the epoch was read is as good as one made now: every hash in it is
     // checked to be stored (or its file stored) below, after the read.
-    const {
-      tree,
-      unreadable,
-      newBytes: read,
-      limited,
-      secretFiles,
-      reread,
-    } = scanned ?? (await this.#scan(true, options.onProgress, options.changed, base?.quick));
+    const { tree, unreadable, newBytes: read, limited, secretFiles, reread } = scanned ?? (await this.#scan(true, options.onProgress, options.changed, quick));
     // First, as it may read a file again (and so change its entry): asks nothing when nothing changed.
     const newBytes = read + (await this.#scanner.ensureStored(this.#objects, tree, base?.tree ?? null, reread));
     // The directory objects, against the last snapshot's (reused where nothing changed).
