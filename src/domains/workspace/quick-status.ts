@@ -90,7 +90,7 @@ export interface StatCompared {
  * Compares every folder's and file's stats in `cols` with the disk's: the files whose stats
  * differ (racy ones included), or undefined when a walk must say (see the top of this file).
  */
-export function statCompare(root: string, cols: TreeColumns, settings: WalkSettings): StatCompared | undefined {
+export function statCompare(root: string, cols: TreeColumns, settings: WalkSettings, foldersSame?: () => void): StatCompared | undefined {
   const takenAt = Date.now();
   const stats = cols.stats;
   if (stats === undefined || !keyHolds(stats.key, root, settings)) return undefined;
@@ -112,6 +112,8 @@ export function statCompare(root: string, cols: TreeColumns, settings: WalkSetti
     if (((st[ST_MODE] as number) & S_IFMT) !== S_IFDIR || st[ST_MTIME] !== mtime || st[ST_CTIME] !== stats.dirs[s + 1] || st[ST_INO] !== stats.dirs[s + 2])
       return undefined;
   }
+  // No folder changed: only the files' stats are left to compare (the caller stops the walk preload).
+  foldersSame?.();
   const files = stats.files;
   const reads: StatChange[] = [];
   const tooLarge: string[] = [];
@@ -156,8 +158,8 @@ export interface QuickStatus {
 }
 
 /** The status of the files under `root` against the tree in `cols`, by stats; undefined when a walk must say. */
-export function quickStatus(root: string, cols: TreeColumns, settings: WalkSettings): QuickStatus | undefined {
-  const found = statCompare(root, cols, settings);
+export function quickStatus(root: string, cols: TreeColumns, settings: WalkSettings, foldersSame?: () => void): QuickStatus | undefined {
+  const found = statCompare(root, cols, settings, foldersSame);
   mark("quick: files stat'ed");
   if (found === undefined) return undefined;
   const { nDirs, nums, types } = cols;

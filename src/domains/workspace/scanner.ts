@@ -69,7 +69,7 @@ export class Scanner {
     const walkNo = ++this.#walks;
     const takenAt = Date.now();
     if (changed === undefined && quick !== undefined) {
-      const found = quick.found ?? statCompare(this.#root, quick.cols, this.settings);
+      const found = quick.found ?? statCompare(this.#root, quick.cols, this.settings, this.#noWalk);
       mark("walk: stats compared");
       // The stats of the files read go with the tree (tree-cache.ts); the stat cache, which
       // full walks use, is not loaded: a file changed since then costs one read there.
@@ -137,6 +137,9 @@ export class Scanner {
     return { tree: scan.tree, unreadable: scan.unreadable, newBytes, limited: hinted !== undefined, secretFiles, tooLarge: scan.large.sort(walkOrder) };
   }
 
+  /** A comparison by stats that found every folder as it was needs no walk: the preload listing them on the other core stops (walk-preload.ts). */
+  readonly #noWalk = (): void => takeWalkPreload(this.#root)?.close();
+
   /** The settings that decide which files a walk takes. */
   get settings(): WalkSettings {
     return { ignore: this.#extraIgnores, secretFiles: this.#secretFiles, maxFileBytes: this.#maxFileBytes };
@@ -159,12 +162,12 @@ export class Scanner {
 
   /** The files against the tree in `cols` by their stats (quick-status.ts): no read means they are that tree. */
   compare(cols: TreeColumns): StatCompared | undefined {
-    return statCompare(this.#root, cols, this.settings);
+    return statCompare(this.#root, cols, this.settings, this.#noWalk);
   }
 
   /** A status by stats against the tree in `cols` (quick-status.ts); undefined when a walk must say. */
   quickStatus(cols: TreeColumns): QuickStatus | undefined {
-    return quickStatus(this.#root, cols, this.settings);
+    return quickStatus(this.#root, cols, this.settings, this.#noWalk);
   }
 
   /**
