@@ -1,12 +1,14 @@
 // The trees a Workspace object keeps at hand: the one it committed last (the base while
 // HEAD is still that root) and the tree cache (.forge/tree-cache.bin) as it last read it.
 // A tree is never changed once committed or read (a quick walk copies the one it starts
-// from), so one read of the cache serves a whole restore: its target, HEAD, the safety
-// snapshot's base.
+// from), so one read of the cache serves a whole restore (its target, HEAD, the safety
+// snapshot's base) and a status that walks after comparing stats; the file is read again
+// only when it changed.
 import { readTree, type Tree } from "../../objects/file-tree.js";
 import type { Hash } from "../../objects/hash.js";
 import type { ObjectStore } from "../../objects/object-store.js";
 import type { QuickBase } from "./scanner.js";
+import { fileStamp } from "./stat-cache.js";
 import { readTreeColumns, treeFromColumns, type TreeColumns } from "./tree-cache.js";
 
 export class KeptTrees {
@@ -14,7 +16,6 @@ export class KeptTrees {
   readonly path: string;
   /** The tree this object last committed (the tree cache holds it too). */
   lastCommit: { root: Hash; tree: Tree } | null = null;
-  #cacheRead: { root: Hash; tree: Tree; quick?: QuickBase } | null = null;
 
   constructor(path: string) {
     this.path = path;
@@ -28,21 +29,34 @@ export class KeptTrees {
    */
   async read(root: Hash, objects: ObjectStore): Promise<{ tree: Tree; cached: boolean; quick?: QuickBase }> {
     if (this.lastCommit?.root === root) return { tree: this.lastCommit.tree, cached: true };
-    let held = this.#cacheRead;
-    if (held?.root !== root) {
-      const cols = this.#cols?.root === root ? this.#cols : readTreeColumns(this.path, undefined);
-      const tree = cols && treeFromColumns(cols);
-      if (cols !== undefined && tree !== undefined) held = this.#cacheRead = { root: cols.root, tree, ...(cols.stats && { quick: { cols, tree } }) };
+    const cols = this.#load();
+    if (cols !== undefined && this.#built?.cols !== cols) {
+      const tree = treeFromColumns(cols);
+      this.#built = tree && { cols, tree };
     }
-    if (held?.root === root) return { tree: held.tree, cached: true, ...(held.quick && { quick: held.quick }) };
-    return { tree: await readTree(objects, root, held?.tree ?? this.lastCommit?.tree), cached: false };
+    const built = this.#built;
+    if (built !== undefined && built.cols.root === root) return { tree: built.tree, cached: true, ...(built.cols.stats && { quick: built }) };
+    return { tree: await readTree(objects, root, built?.tree ?? this.lastCommit?.tree), cached: false };
   }
 
-  /** The tree cache's columns if it holds `root`'s tree, read once (no tree built): what a comparison by stats needs. */
+  /** The tree cache's columns if it holds `root`'s tree (no tree built): what a comparison by stats needs. */
   columns(root: Hash): TreeColumns | undefined {
-    if (this.#cols?.root !== root) this.#cols = readTreeColumns(this.path, root);
-    return this.#cols?.root === root ? this.#cols : undefined;
+    const cols = this.#load();
+    return cols?.root === root ? cols : undefined;
+  }
+
+  /** The cache file's columns, read again only when the file changed (another process, or a status, rewrote it). */
+  #load(): TreeColumns | undefined {
+    const stamp = fileStamp(this.path);
+    if (stamp !== this.#stamp) {
+      this.#cols = readTreeColumns(this.path, undefined);
+      this.#stamp = stamp;
+    }
+    return this.#cols;
   }
 
   #cols: TreeColumns | undefined;
+  #stamp: string | undefined;
+  /** The tree the columns last read hold, built from them (in their order, as a quick walk needs). */
+  #built: { cols: TreeColumns; tree: Tree } | undefined;
 }

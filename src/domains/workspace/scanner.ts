@@ -67,7 +67,6 @@ export class Scanner {
    */
   async scan(objects: ObjectStore | undefined, onProgress?: ProgressListener, changed?: Iterable<string>, quick?: QuickBase): Promise<Scanned> {
     const walkNo = ++this.#walks;
-    const takenAt = Date.now();
     if (changed === undefined && quick !== undefined) {
       const found = quick.found ?? statCompare(this.#root, quick.cols, this.settings, this.#noWalk);
       mark("walk: stats compared");
@@ -80,11 +79,12 @@ export class Scanner {
           // What a full walk would have made (the same names judged the same way): the base of a limited one.
           this.#lastWalk = { tree: done.tree, unreadable: done.unreadable, gitKey: gitView(this.#root)?.key ?? "", secretFiles: new Set(found.secretFiles) };
           this.#lastWalkNo = walkNo;
-          this.#lastFull = { tree: done.tree, stats: quickStats(quick.cols, found, found.takenAt, read) };
+          this.#lastFull = { tree: done.tree, stats: quickStats(quick.cols, found, read) };
         }
         return done;
       }
     }
+    const takenAt = Date.now();
     const cache = this.#stats.get();
     mark("walk: stat cache read");
     const options = () => ({
@@ -228,8 +228,7 @@ export class Scanner {
     // A quick walk names the files that can differ from the base; every other one is the base's.
     const entries = only === undefined || base === null ? tree.files : only.map((p) => [p, tree.files.get(p)] as const);
     for (const [path, f] of entries) {
-      if (f === undefined) continue;
-      if (f.type !== "f") continue;
+      if (f?.type !== "f") continue;
       const b = base?.files.get(path);
       if (b !== undefined && b.hash === f.hash && b.type === "f") continue;
       const paths = ask.get(f.hash);
@@ -323,16 +322,16 @@ function walkedStats(
 }
 
 /** The stats of a quick walk: the kept ones, but for the files read again (from the stat cache). */
-function quickStats(cols: TreeColumns, found: StatCompared, takenAt: number, cache: StatCache): WalkStats & { readonly read: number } {
+function quickStats(cols: TreeColumns, found: StatCompared, cache: StatCache): WalkStats & { readonly read: number } {
   const stats = cols.stats as NonNullable<TreeColumns["stats"]>;
   const reread = new Set(found.reads.map((r) => r.path));
   return {
     // Kept entries were not racy at the walk that took them, and so are not now.
-    takenAt,
-    from: { cols, reread: [...reread] },
+    takenAt: found.takenAt,
+    from: { cols, reread: found.reads },
     key: stats.key,
     secretFiles: found.secretFiles,
-    read: trustable(found.reads, takenAt),
+    read: trustable(found.reads, found.takenAt),
     bulk: (tree) => {
       // The kept columns as they are, when the tree has the same entries in the same order (a quick walk's does).
       if (tree.dirs.size !== cols.nDirs || tree.files.size !== cols.nFiles) return undefined;
@@ -342,9 +341,8 @@ function quickStats(cols: TreeColumns, found: StatCompared, takenAt: number, cac
       const files = stats.files.slice();
       for (const r of found.reads) {
         const f = tree.files.get(r.path);
-        const st = f === undefined || f.type !== "f" ? undefined : cachedStat(cache, r.path, f);
-        if (st === undefined) files.fill(Number.NaN, r.j * FILE_STAT, r.j * FILE_STAT + FILE_STAT);
-        else files.set(st, r.j * FILE_STAT);
+        if (f?.type !== "f" || !cache.statInto(r.path, f.hash, f.size, files, r.j * FILE_STAT))
+          files.fill(Number.NaN, r.j * FILE_STAT, r.j * FILE_STAT + FILE_STAT);
       }
       return { dirs: stats.dirs, files };
     },
@@ -368,6 +366,6 @@ function trustable(read: readonly { readonly st: { readonly mtimeMs: number } }[
 
 /** A file's [mtimeMs, ctimeMs, ino, st_mode] from the stat cache, if it holds this content. */
 function cachedStat(cache: StatCache, path: string, f: FileInfo): number[] | undefined {
-  const e = cache.entry(path);
-  return e !== undefined && e[5] === f.hash && e[0] === f.size ? [e[1], e[2], e[3], e[4]] : undefined;
+  const out = new Float64Array(FILE_STAT);
+  return cache.statInto(path, f.hash, f.size, out, 0) ? Array.from(out) : undefined;
 }

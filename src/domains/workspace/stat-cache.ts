@@ -208,24 +208,6 @@ export class StatCache {
     return true;
   }
 
-  /** The entry for `path` whatever its age: [size, mtimeMs, ctimeMs, ino, mode, hash]. */
-  entry(path: string): CacheEntry | undefined {
-    const i = this.#loaded.index.get(path);
-    if (i !== undefined && this.#stale[i] === 0) {
-      const n = i * NUMS;
-      const nums = this.#loaded.nums;
-      return [
-        nums[n] as number,
-        nums[n + 1] as number,
-        nums[n + 2] as number,
-        nums[n + 3] as number,
-        nums[n + 4] as number,
-        this.#loaded.hex.slice(64 * i, 64 * i + 64),
-      ];
-    }
-    return this.#changed.get(path);
-  }
-
   set(path: string, st: StatSignature, hash: Hash): void {
     const i = this.#loaded.index.get(path);
     if (i !== undefined && this.#stale[i] === 0) {
@@ -367,7 +349,7 @@ export class StatCacheFile {
 }
 
 /** What tells a file's versions apart: its inode, size and times ("" if it is missing). */
-function fileStamp(path: string): string {
+export function fileStamp(path: string): string {
   const st = statSync(path, { throwIfNoEntry: false });
   return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}` : "";
 }

@@ -49,8 +49,8 @@ export interface WalkStats {
   file(path: string, info: FileInfo, j: number): readonly number[] | undefined;
   /** All of them at once, as written (folders' then files' columns, in the tree's order), when that is cheaper; else undefined. */
   bulk?(tree: Tree): { readonly dirs: Float64Array; readonly files: Float64Array } | undefined;
-  /** For a quick walk: the cache it started from and the files it read again, which `writeTreeCache` patches. */
-  readonly from?: { readonly cols: TreeColumns; readonly reread: readonly string[] };
+  /** For a quick walk: the cache it started from and the files it read again (with their place in it), which `writeTreeCache` patches. */
+  readonly from?: { readonly cols: TreeColumns; readonly reread: readonly { readonly path: string; readonly j: number }[] };
 }
 
 /** The cache file's columns as stored: what a quick status reads without building the tree. */
@@ -93,7 +93,13 @@ export function writeTreeCache(path: string, root: Hash, tree: Tree, walk?: Walk
  * with those patched, instead of every entry encoded again. Undefined when the tree is not
  * such a one.
  */
-function patched(cols: TreeColumns, reread: readonly string[], root: Hash, tree: Tree, walk: WalkStats): Buffer | undefined {
+function patched(
+  cols: TreeColumns,
+  reread: readonly { readonly path: string; readonly j: number }[],
+  root: Hash,
+  tree: Tree,
+  walk: WalkStats,
+): Buffer | undefined {
   const { nDirs, nFiles, strings } = cols;
   const bulk = walk.bulk?.(tree); // checks the entries and their order
   if (bulk === undefined || cols.stats === undefined || tree.dirs.size !== nDirs || tree.files.size !== nFiles) return undefined;
@@ -108,12 +114,9 @@ function patched(cols: TreeColumns, reread: readonly string[], root: Hash, tree:
     if (d.hash === undefined || buf.write(d.hash, hashAt + 32 * i, 32, "hex") !== 32) return undefined;
     i++;
   }
-  const at = new Map<string, number>();
-  for (const p of reread) at.set(p, -1);
-  for (let j = 0; j < nFiles && at.size > 0; j++) if (at.get(strings[nDirs + j] as string) === -1) at.set(strings[nDirs + j] as string, j);
-  for (const [p, j] of at) {
-    const f = tree.files.get(p);
-    if (j < 0 || f === undefined || f.type !== "f" || buf[typeAt + j] !== 0x66) return undefined;
+  for (const { path, j } of reread) {
+    const f = tree.files.get(path);
+    if (strings[nDirs + j] !== path || f === undefined || f.type !== "f" || buf[typeAt + j] !== 0x66) return undefined;
     buf.writeDoubleLE(f.mode, numsAt + 8 * (nDirs + 2 * j));
     buf.writeDoubleLE(f.size, numsAt + 8 * (nDirs + 2 * j + 1));
     if (buf.write(f.hash, hashAt + 32 * (nDirs + j), 32, "hex") !== 32) return undefined;

@@ -43,8 +43,7 @@ export function compareTrees(a: Tree, b: Tree, only?: readonly string[]): FileCh
     if (!before) created.push({ path, kind: "created", before: null, after });
     else {
       kept++;
-      if (before.hash !== after.hash || before.type !== after.type || before.mode !== after.mode || fileKey(before) !== fileKey(after))
-        out.push({ path, kind: "modified", before, after });
+      if (!sameEntry(before, after)) out.push({ path, kind: "modified", before, after });
     }
   }
   // Every path of `a` is still in `b` when as many were found there: no pass to look for deletions.

@@ -22,7 +22,7 @@ import type { SecretFilesOption } from "./secret-files.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
 import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativePaths, type FileChange } from "./tree-compare.js";
 import { KeptTrees } from "./kept-trees.js";
-import { readTreeColumns, writeTreeCache, type TreeColumns } from "./tree-cache.js";
+import { writeTreeCache, type TreeColumns } from "./tree-cache.js";
 import type { StatCompared } from "./quick-status.js";
 import { mark } from "../../core/trace.js";
 
@@ -106,7 +106,8 @@ export class Workspace {
     // By stats alone while no folder changed (quick-status.ts); else a walk, which then
     // writes the stats afresh if it finds the files as the snapshot has them.
     const tried = head !== null && head.filesRoot !== null && this.#kept.lastCommit?.root !== head.filesRoot;
-    const quick = tried ? readTreeColumns(this.#treeCachePath, head.filesRoot as Hash) : undefined;
+    // Read once: a walk after it takes its tree from the same columns (kept-trees.ts).
+    const quick = tried ? this.#kept.columns(head.filesRoot as Hash) : undefined;
     const found = quick && this.#scanner.quickStatus(quick);
     mark("status: stats compared");
     if (head && found && found.stale <= STALE_READS) {
