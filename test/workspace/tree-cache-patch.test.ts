@@ -1,0 +1,116 @@
+// A quick snapshot writes into the tree cache only the pages that changed (tree-cache.ts
+// patchInPlace): the file must then hold exactly the tree and stats a whole write would, and a
+// file that changed under the patch (another process, a crash between the writes) must never be
+// trusted — a status then says what a walk says.
+import { lstatSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { readTree, type Tree } from "../../src/objects/file-tree.js";
+import { patchInPlace, readTreeColumns, treeFromColumns } from "../../src/domains/workspace/tree-cache.js";
+import { type Bench, put, workspaceBench } from "./support.js";
+
+const HOUR_AGO_S = Math.floor(Date.now() / 1000) - 3600;
+const cachePath = (root: string) => join(root, ".forge", "tree-cache.bin");
+const sorted = (t: Tree) => ({ files: [...t.files].sort(([x], [y]) => (x < y ? -1 : 1)), dirs: [...t.dirs].sort(([x], [y]) => (x < y ? -1 : 1)) });
+
+/** Sets the times of everything under `dir` (but .forge) an hour back: nothing racy at the next snapshot. */
+function age(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    if (name === ".forge") continue;
+    const abs = join(dir, name);
+    if (lstatSync(abs).isDirectory()) age(abs);
+    utimesSync(abs, HOUR_AGO_S, HOUR_AGO_S);
+  }
+  utimesSync(dir, HOUR_AGO_S, HOUR_AGO_S);
+}
+
+/** 3,000 files in 30 folders (a cache of many pages), aged, snapshot "one" taken. */
+async function bigBench(): Promise<Bench> {
+  const b = await workspaceBench();
+  for (let i = 0; i < 3000; i++) put(b.root, `d${i % 30}/f${i}.txt`, `file ${i}\n`);
+  age(b.root);
+  await b.ws.snapshot("one");
+  return b;
+}
+
+/** The status a fresh Workspace gives with no tree cache (a full walk); the cache file is put back after. */
+async function walkedStatus(b: Bench) {
+  const kept = readFileSync(cachePath(b.root));
+  rmSync(cachePath(b.root));
+  try {
+    return await (await b.open()).status();
+  } finally {
+    writeFileSync(cachePath(b.root), kept);
+  }
+}
+
+describe("tree cache written in place", () => {
+  it("after a quick snapshot holds the new tree in the same file, and a status by it is right", async () => {
+    const b = await bigBench();
+    const ino = lstatSync(cachePath(b.root)).ino;
+    put(b.root, "d3/f3.txt", "changed 3\n");
+    put(b.root, "d29/f2999.txt", "changed 2999\n");
+    const two = await (await b.open()).snapshot("two");
+    expect(two.changes.map((c) => c.path)).toEqual(["d29/f2999.txt", "d3/f3.txt"]);
+    expect(lstatSync(cachePath(b.root)).ino).toBe(ino); // patched, not replaced
+    const root = two.snapshot.filesRoot as string;
+    const cols = readTreeColumns(cachePath(b.root), root);
+    expect(cols?.stats).toBeDefined();
+    expect(sorted(treeFromColumns(cols as NonNullable<typeof cols>) as Tree)).toEqual(sorted(await readTree(b.store.objects, root)));
+    put(b.root, "d7/f7.txt", "changed 7\n");
+    const status = await (await b.open()).status();
+    expect(status.changes.map((c) => c.path)).toEqual(["d7/f7.txt"]);
+    expect(status).toEqual(await walkedStatus(b));
+  });
+
+  it("never trusts a file that changed under the patch: the pages mix two trees and the checksum says so", async () => {
+    const b = await bigBench();
+    const a = readFileSync(cachePath(b.root)); // the tree of "one"
+    put(b.root, "d0/f0.txt", "changed 0\n");
+    await (await b.open()).snapshot("two");
+    const two = readFileSync(cachePath(b.root));
+    put(b.root, "d29/f2999.txt", "changed 2999\n");
+    const three = await (await b.open()).snapshot("three");
+    const next = readFileSync(cachePath(b.root));
+    expect(two.length).toBe(a.length);
+    expect(next.length).toBe(a.length);
+    // Another process put "one"'s cache back after this one read "two"'s: the patch from two to three lands on it.
+    writeFileSync(cachePath(b.root), a);
+    expect(patchInPlace(cachePath(b.root), two, next)).toBe(true);
+    const mixed = readFileSync(cachePath(b.root));
+    expect(mixed.equals(next)).toBe(false); // d0/f0.txt's pages are still one's
+    expect(readTreeColumns(cachePath(b.root), undefined)).toBeUndefined();
+    expect(readTreeColumns(cachePath(b.root), three.snapshot.filesRoot as string)).toBeUndefined();
+    // The store says, the cache being of no use: nothing changed since "three".
+    const status = await (await b.open()).status();
+    expect(status.changes).toEqual([]);
+    expect(status).toEqual(await walkedStatus(b));
+  });
+
+  it("writes nothing into a file of another size, and the next snapshot writes it whole", async () => {
+    const b = await bigBench();
+    const was = readFileSync(cachePath(b.root));
+    const next = Buffer.from(was);
+    next[was.length - 1] = (next[was.length - 1] as number) ^ 1;
+    writeFileSync(cachePath(b.root), was.subarray(0, was.length - 100)); // torn
+    expect(patchInPlace(cachePath(b.root), was, next)).toBe(false);
+    expect(readFileSync(cachePath(b.root)).length).toBe(was.length - 100);
+    put(b.root, "d5/f5.txt", "changed 5\n");
+    const two = await (await b.open()).snapshot("two");
+    expect(two.changes.map((c) => c.path)).toEqual(["d5/f5.txt"]);
+    const cols = readTreeColumns(cachePath(b.root), two.snapshot.filesRoot as string);
+    expect(cols).toBeDefined();
+    expect(sorted(treeFromColumns(cols as NonNullable<typeof cols>) as Tree)).toEqual(
+      sorted(await readTree(b.store.objects, two.snapshot.filesRoot as string)),
+    );
+  });
+
+  it("a patch with no other writer gives the file exactly the new bytes", async () => {
+    const b = await bigBench();
+    const was = readFileSync(cachePath(b.root));
+    const next = Buffer.from(was);
+    for (const at of [20, 5000, 5001, 9000, was.length - 1]) next[at] = (next[at] as number) ^ 0xff;
+    expect(patchInPlace(cachePath(b.root), was, next)).toBe(true);
+    expect(readFileSync(cachePath(b.root)).equals(next)).toBe(true);
+  });
+});
