@@ -11,11 +11,32 @@
 import { FORGE_RULES } from "./forge-rules.js";
 import { GITLEAKS_KEYWORDS } from "./gitleaks-keywords.js";
 
-/** Keywords that hold no other keyword: finding any keyword means finding one of these. */
+/**
+ * Keywords that hold no other keyword: finding any keyword means finding one of these. Each
+ * word is looked for only among the kept keywords that start with a pair of its characters
+ * (against every kept one, the ~220 keywords cost each hook ~1.5 ms).
+ */
 function minimal(words: readonly string[]): string[] {
   const sorted = [...new Set(words)].sort((a, b) => a.length - b.length);
   const out: string[] = [];
-  for (const w of sorted) if (!out.some((k) => w.includes(k))) out.push(w);
+  const short: string[] = []; // kept keywords under two characters
+  const byPair = new Map<string, string[]>(); // the others, by their first two characters
+  const holdsKept = (w: string): boolean => {
+    if (short.some((k) => w.includes(k))) return true;
+    for (let i = 0; i + 2 <= w.length; i++) if (byPair.get(w.slice(i, i + 2))?.some((k) => w.startsWith(k, i))) return true;
+    return false;
+  };
+  for (const w of sorted) {
+    if (holdsKept(w)) continue;
+    out.push(w);
+    if (w.length < 2) short.push(w);
+    else {
+      const pair = w.slice(0, 2);
+      const list = byPair.get(pair);
+      if (list) list.push(w);
+      else byPair.set(pair, [w]);
+    }
+  }
   return out;
 }
 
