@@ -309,12 +309,17 @@ export class Workspace {
     return checkpoint;
   }
 
-  /** Prunes old snapshots once there are more than the retention keeps (the newest always stays). */
+  /**
+   * Prunes old snapshots once there are more than the retention keeps (the newest always stays). None
+   * younger than keepDays goes: until one is older, the prune (it reads every checkpoint) is not run.
+   */
   async #applyRetention(session: Session): Promise<void> {
     if (this.#retention === false) return;
-    const count = await session.count();
-    if (count <= this.#retention.keepLast) return;
-    await session.prune({ keepLast: this.#retention.keepLast, keepDays: this.#retention.keepDays });
+    const { keepLast, keepDays } = this.#retention;
+    if ((await session.count()) <= keepLast) return;
+    const before = this.#store.clock.now() - keepDays * 86_400_000;
+    if ((await session.list({ until: before - 1, limit: 1 })).length === 0) return;
+    await session.prune({ keepLast, keepDays });
   }
 
   /**
