@@ -45,6 +45,13 @@ export class KeptTrees {
     return cols?.root === root ? cols : undefined;
   }
 
+  /** `root`'s tree as the cache keeps it with its walk's stats (a quick snapshot's base), unless it is the last one committed here. */
+  withStats(root: Hash | null | undefined): TreeColumns | undefined {
+    if (!root || this.lastCommit?.root === root) return undefined;
+    const cols = this.columns(root);
+    return cols?.stats ? cols : undefined;
+  }
+
   /** The cache file's columns, read again only when the file changed (another process, or a status, rewrote it). */
   #load(): TreeColumns | undefined {
     const stamp = fileStamp(this.path);

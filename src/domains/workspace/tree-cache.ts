@@ -82,8 +82,12 @@ export interface TreeColumns {
 export function writeTreeCache(path: string, root: Hash, tree: Tree, walk?: WalkStats): void {
   const from = walk?.from;
   const patch = from && patched(from.cols, from.reread, root, tree, walk);
-  if (from && patch && patchInPlace(path, from.cols.raw, patch)) return;
-  const buf = patch ?? encodeTree(root, tree, walk);
+  writeCacheBytes(path, patch ?? encodeTree(root, tree, walk), patch && from?.cols.raw);
+}
+
+/** Writes `buf` to the cache file: only the pages that differ from `was` (what the file held when read), when given and the file is still of its size; else whole, renamed over the old. */
+function writeCacheBytes(path: string, buf: Buffer, was?: Buffer): void {
+  if (was !== undefined && patchInPlace(path, was, buf)) return;
   mkdirSync(dirname(path), { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, buf);
@@ -153,32 +157,65 @@ function patched(
   tree: Tree,
   walk: WalkStats,
 ): Buffer | undefined {
-  const { nDirs, nFiles, strings } = cols;
   const bulk = walk.bulk?.(tree); // checks the entries and their order
-  if (bulk === undefined || cols.stats === undefined || tree.dirs.size !== nDirs || tree.files.size !== nFiles) return undefined;
+  if (bulk === undefined || tree.dirs.size !== cols.nDirs || tree.files.size !== cols.nFiles) return undefined;
+  const dirHashes: Hash[] = [];
+  for (const d of tree.dirs.values()) {
+    if (d.hash === undefined) return undefined;
+    dirHashes.push(d.hash);
+  }
+  const files: { j: number; info: FileInfo }[] = [];
+  for (const { path, j } of reread) {
+    const info = tree.files.get(path);
+    if (cols.strings[cols.nDirs + j] !== path || info === undefined) return undefined;
+    files.push({ j, info });
+  }
+  return patchedBytes(cols, { root, dirHashes, files, takenAt: walk.takenAt, dirStats: bulk.dirs, fileStats: bulk.files });
+}
+
+/** What changes in a cache's bytes from one quick snapshot to the next (the same entries in the same order). */
+export interface CachePatch {
+  readonly root: Hash;
+  /** Every folder's hash, in the columns' order. */
+  readonly dirHashes: readonly Hash[];
+  /** The files read again (regular files, as they were): their place in the columns and what they hold now. */
+  readonly files: readonly { readonly j: number; readonly info: FileInfo }[];
+  readonly takenAt: number;
+  readonly dirStats: Float64Array;
+  readonly fileStats: Float64Array;
+}
+
+/** `cols`' bytes with `patch` applied and the checksum made again; undefined when the patch does not fit them. */
+function patchedBytes(cols: TreeColumns, patch: CachePatch): Buffer | undefined {
+  const { nDirs, nFiles } = cols;
+  if (cols.stats === undefined || patch.dirHashes.length !== nDirs) return undefined;
+  if (patch.dirStats.length !== DIR_STAT * nDirs || patch.fileStats.length !== FILE_STAT * nFiles) return undefined;
   const buf = Buffer.from(cols.raw);
   const numsAt = HEADER + 32;
   const hashAt = numsAt + 8 * (nDirs + 2 * nFiles);
   const typeAt = hashAt + 32 * (nDirs + nFiles);
   const statAt = typeAt + nFiles + buf.readUInt32LE(12);
-  buf.write(root, HEADER, 32, "hex");
-  let i = 0;
-  for (const d of tree.dirs.values()) {
-    if (d.hash === undefined || buf.write(d.hash, hashAt + 32 * i, 32, "hex") !== 32) return undefined;
-    i++;
-  }
-  for (const { path, j } of reread) {
-    const f = tree.files.get(path);
-    if (strings[nDirs + j] !== path || f === undefined || f.type !== "f" || buf[typeAt + j] !== 0x66) return undefined;
+  buf.write(patch.root, HEADER, 32, "hex");
+  for (let i = 0; i < nDirs; i++) if (buf.write(patch.dirHashes[i] as string, hashAt + 32 * i, 32, "hex") !== 32) return undefined;
+  for (const { j, info: f } of patch.files) {
+    if (f.type !== "f" || buf[typeAt + j] !== 0x66) return undefined;
     buf.writeDoubleLE(f.mode, numsAt + 8 * (nDirs + 2 * j));
     buf.writeDoubleLE(f.size, numsAt + 8 * (nDirs + 2 * j + 1));
     if (buf.write(f.hash, hashAt + 32 * (nDirs + j), 32, "hex") !== 32) return undefined;
   }
-  buf.writeDoubleLE(walk.takenAt, statAt);
-  Buffer.from(bulk.dirs.buffer, bulk.dirs.byteOffset, bulk.dirs.byteLength).copy(buf, statAt + 24);
-  Buffer.from(bulk.files.buffer, bulk.files.byteOffset, bulk.files.byteLength).copy(buf, statAt + 24 + bulk.dirs.byteLength);
+  buf.writeDoubleLE(patch.takenAt, statAt);
+  Buffer.from(patch.dirStats.buffer, patch.dirStats.byteOffset, patch.dirStats.byteLength).copy(buf, statAt + 24);
+  Buffer.from(patch.fileStats.buffer, patch.fileStats.byteOffset, patch.fileStats.byteLength).copy(buf, statAt + 24 + patch.dirStats.byteLength);
   Buffer.from(sha256(buf.subarray(HEADER)), "hex").copy(buf, 16);
   return buf;
+}
+
+/** Writes the cache of a quick snapshot (quick-snapshot.ts): `cols`, as read from `path`, patched; false when the patch does not fit them (nothing written). */
+export function writePatchedTreeCache(path: string, cols: TreeColumns, patch: CachePatch): boolean {
+  const buf = patchedBytes(cols, patch);
+  if (buf === undefined) return false;
+  writeCacheBytes(path, buf, cols.raw);
+  return true;
 }
 
 function encodeTree(root: Hash, tree: Tree, walk: WalkStats | undefined): Buffer {

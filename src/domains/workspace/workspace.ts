@@ -17,12 +17,13 @@ import type { Store } from "../../timeline/store.js";
 import type { Checkpoint } from "../../timeline/types.js";
 import { buildTree, fileKey, readFileObject, type FileInfo, type Tree } from "../../objects/file-tree.js";
 import { Scanner, type QuickBase, type Scanned, unreadableList } from "./scanner.js";
-import { walkOrder } from "./walk.js";
 import type { SecretFilesOption } from "./secret-files.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
 import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativePaths, type FileChange } from "./tree-compare.js";
 import { KeptTrees } from "./kept-trees.js";
-import { writeTreeCache, type TreeColumns } from "./tree-cache.js";
+import { writePatchedTreeCache, writeTreeCache, type TreeColumns } from "./tree-cache.js";
+import { quickTree } from "./quick-snapshot.js";
+import { madeOf, madeOfQuick, refuseUnknown, snapshotResult, snapshotState, type HowTaken, type Made } from "./snapshot-made.js";
 import type { StatCompared } from "./quick-status.js";
 import { mark } from "../../core/trace.js";
 
@@ -30,7 +31,7 @@ import { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, ty
 export { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
 export { compareTrees, type FileChange } from "./tree-compare.js";
 export type { SnapshotState, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
-import type { CommitExtra, SnapshotOptions, SnapshotState, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
+import type { CommitExtra, SnapshotOptions, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
 
 /** A comparison by stats made (`Scanner.compare`) and the columns it was made against. */
 type Compared = { readonly cols: TreeColumns; readonly found: StatCompared };
@@ -193,9 +194,24 @@ export class Workspace {
     scanned?: Scanned,
     compared?: Compared,
   ): Promise<SnapshotResult | null> {
+    // Only file contents changed: the snapshot is made from the kept columns (quick-snapshot.ts), no tree built.
+    const head = (await this.session.head()).checkpoint;
+    const cols = !scanned && !options.into && !options.safety && options.changed === undefined ? this.#kept.withStats(head?.filesRoot) : undefined;
+    const found = cols && (compared?.cols === cols ? compared.found : this.#scanner.compare(cols));
+    const q = cols && found && (await quickTree(this.root, cols, found, this.#objects, options.onProgress));
+    const outside = q && !options.trusted ? this.#journal.unknown(q.changes, q.read) : [];
+    // Changes made outside the agent to integrate first need the whole tree: the way below.
+    if (head && cols && q && !(strategy === "auto-integrate" && outside.length > 0)) {
+      if (ifChanged && q.root === head.filesRoot) return null;
+      const unknown = refuseUnknown(outside, strategy);
+      const extra = { secretFiles: q.secretFiles, unknown: strategy === "warn" ? unknown : [], epoch, newBytes: q.newBytes, changes: q.changes, base: null };
+      const snapshot = await this.#commit(madeOfQuick(cols, q), new Map(), message, options.tags ?? [], extra);
+      return this.#recorded(snapshot, null, unknown, q.changes, q.newBytes, { incomplete: false, limited: false, secretFiles: q.secretFiles });
+    }
     const base = await this.#base();
-    // A comparison by stats just made against the same columns is not made again.
-    const quick = base?.quick && compared?.cols === base.quick.cols ? { ...base.quick, found: compared.found } : base?.quick;
+    // A comparison by stats just made against the same columns is not made again; one that found a folder changed, not at all.
+    const known = found ?? (compared?.cols === base?.quick?.cols ? compared?.found : undefined);
+    const quick = base?.quick && (cols === base.quick.cols && !found ? undefined : known ? { ...base.quick, found: known } : base.quick);
     mark("snapshot: last snapshot's tree read");
     // A walk made before the epoch was read is as good as one made now: every hash in it is
     // checked to be stored (or its file stored) below, after the read.
@@ -207,22 +223,12 @@ export class Workspace {
     if (ifChanged && base !== null && built.root === base.checkpoint.filesRoot) return null;
     const changes = compareTrees(base?.tree ?? emptyTree(), tree, base === null ? undefined : reread);
     // A safety snapshot takes things as they are; a restore's own snapshot records the agent's doing.
-    const unknown = base === null || options.safety || options.trusted ? [] : this.#journal.unknown(changes, tree.files);
-    if (unknown.length > 0 && strategy === "strict") {
-      throw new ForgeError(
-        "UNKNOWN_CHANGES",
-        `${unknown.length} file(s) changed outside the agent since the last snapshot: ${unknown.slice(0, 10).join(", ")}${unknown.length > 10 ? ", …" : ""}`,
-        {
-          hint: "look at them with `forge files diff`; snapshot with --strategy warn or auto-integrate to accept them",
-          data: { unknown },
-        },
-      );
-    }
+    const unknown = base === null || options.safety || options.trusted ? [] : refuseUnknown(this.#journal.unknown(changes, tree.files), strategy);
     let external: Checkpoint | null = null;
     if (unknown.length > 0 && strategy === "auto-integrate" && base !== null) {
       // The known state with only the outside changes applied: who changed what, in order.
       const outside = applyPaths(base.tree, tree, unknown);
-      external = await this.#commit(outside, new Map(), "external changes (made outside the agent)", ["external"], {
+      external = await this.#commit(madeOf(outside, buildTree(outside, base.tree)), new Map(), "external changes (made outside the agent)", ["external"], {
         external: true,
         unknown,
         epoch,
@@ -230,8 +236,7 @@ export class Workspace {
         followed: true,
       });
     }
-    const snapshot = await this.#commit(tree, unreadable, message, options.tags ?? [], {
-      built,
+    const snapshot = await this.#commit(madeOf(tree, built), unreadable, message, options.tags ?? [], {
       secretFiles,
       unknown: strategy === "warn" ? unknown : [],
       safety: options.safety === true,
@@ -243,42 +248,27 @@ export class Workspace {
       // A whole restore's safety snapshot: the restored one follows at once.
       followed: options.safety === true && !options.into,
     });
-    if (!options.into) this.#journal.clear();
-    await this.#applyRetention(options.into ?? this.session);
-    const added = snapshot.metadata["fileBytesAdded"];
-    return {
-      snapshot,
-      external,
-      unknown,
-      changes,
-      newBytes: (typeof added === "number" ? added : newBytes) + snapshot.sizes.newBytes,
-      incomplete: unreadable.size > 0,
-      walk: limited ? "limited" : "full",
-      secretFiles,
-    };
+    return this.#recorded(snapshot, external, unknown, changes, newBytes, { incomplete: unreadable.size > 0, limited, secretFiles, into: options.into });
   }
 
-  async #commit(tree: Tree, unreadable: Map<string, string>, message: string, tags: readonly string[], extra: CommitExtra): Promise<Checkpoint> {
-    const { root, objects } = extra.built ?? buildTree(tree, extra.base?.tree ?? null);
+  /** After a snapshot is recorded: the edit journal cleared, retention applied, the result. */
+  async #recorded(
+    snapshot: Checkpoint,
+    external: Checkpoint | null,
+    unknown: string[],
+    changes: FileChange[],
+    newBytes: number,
+    how: HowTaken,
+  ): Promise<SnapshotResult> {
+    if (!how.into) this.#journal.clear();
+    await this.#applyRetention(how.into ?? this.session);
+    return snapshotResult(snapshot, external, unknown, changes, newBytes, how);
+  }
+
+  async #commit(made: Made, unreadable: Map<string, string>, message: string, tags: readonly string[], extra: CommitExtra): Promise<Checkpoint> {
+    const { root, objects } = made;
     const dirs = await this.#objects.putRaw(objects);
-    let bytes = 0;
-    const large: string[] = [];
-    for (const [p, f] of tree.files) {
-      bytes += f.size;
-      if (f.type === "x") large.push(p);
-    }
-    const state: SnapshotState = {
-      kind: "forge.files",
-      root: this.root,
-      files: tree.files.size,
-      bytes,
-      tooLarge: large.sort(walkOrder),
-      unreadable: unreadableList(unreadable),
-      unknown: extra.unknown ?? [],
-      external: extra.external === true,
-      safety: extra.safety === true,
-      ...(extra.secretFiles !== undefined && extra.secretFiles.length > 0 && { secretFiles: extra.secretFiles }),
-    };
+    const state = snapshotState(this.root, made, unreadable, extra);
     const allTags = [...tags, ...(unreadable.size > 0 ? ["incomplete"] : []), ...(extra.safety ? ["safety"] : [])];
     const checkpoint = await (extra.into ?? this.session).checkpoint(state, {
       message: message || (extra.safety ? "before restore" : "snapshot"),
@@ -298,13 +288,19 @@ export class Workspace {
     });
     mark("snapshot: checkpoint committed");
     if (extra.into) return checkpoint; // not HEAD: the next status and snapshot compare against HEAD's tree
-    // The next status and snapshot compare against this tree: keep it beside the store
-    // (unless the copy there is of this very tree already).
-    // With what the walk saw, for a quick status; written again for the same tree when the walk read files whose stats changed.
-    const walk = this.#scanner.walkStats(tree);
-    const same = extra.base?.cached === true && extra.base.checkpoint.filesRoot === root;
-    if (!extra.followed && (!same || (walk?.read ?? 0) > 0)) writeTreeCache(this.#treeCachePath, root, tree, walk);
-    this.#kept.lastCommit = { root, tree };
+    if (made.quick) {
+      // The cache patched where the snapshot changed it; the tree itself is never built (this object reads the cache again if it needs it).
+      writePatchedTreeCache(this.#treeCachePath, made.quick.cols, made.quick.q.patch);
+      this.#kept.lastCommit = null;
+      this.#scanner.forgetLastWalk(); // a walk limited to a hint needs a whole tree as its base
+    } else if (made.tree) {
+      // Kept beside the store, with what the walk saw (unless the copy there is of this very tree already):
+      // the next status and snapshot compare against it; written again when the walk read files whose stats changed.
+      const walk = this.#scanner.walkStats(made.tree);
+      const same = extra.base?.cached === true && extra.base.checkpoint.filesRoot === root;
+      if (!extra.followed && (!same || (walk?.read ?? 0) > 0)) writeTreeCache(this.#treeCachePath, root, made.tree, walk);
+      this.#kept.lastCommit = { root, tree: made.tree };
+    }
     mark("snapshot: tree cache written");
     return checkpoint;
   }

@@ -1,0 +1,179 @@
+// A snapshot when only file contents changed (quick-status.ts found every folder as it was),
+// made from the kept tree's columns (tree-cache.ts) and the files read again — with no Map of
+// the whole tree. A hook after one edit in 10,000 files built two such Maps and went over
+// every entry three more times (the folders' objects, the summary, the stats to keep): ~12 ms
+// and the garbage of 30,000 objects. Here the work is the files read again, the folders
+// above them, and a few passes over the columns' typed arrays.
+//
+// The folder objects are made exactly as `buildTree` makes them (the same entries, in name
+// order, in the same text): a snapshot's root does not depend on which way it was taken
+// (test/workspace/quick-snapshot.test.ts holds the two to each other).
+import { ForgeError } from "../../core/errors.js";
+import type { ProgressListener } from "../../core/progress.js";
+import type { FileInfo } from "../../objects/file-tree.js";
+import { sha256, type Hash } from "../../objects/hash.js";
+import { dirNodeText, type DirEntry, type DirEntryType } from "../../objects/node.js";
+import type { ObjectStore } from "../../objects/object-store.js";
+import type { StatCompared } from "./quick-status.js";
+import { StatCache } from "./stat-cache.js";
+import { FILE_STAT, type CachePatch, type TreeColumns } from "./tree-cache.js";
+import { sameEntry, type FileChange } from "./tree-compare.js";
+import { hashPending } from "./walk.js";
+
+/** A snapshot's tree as the kept columns and what changed in them. */
+export interface QuickTree {
+  readonly root: Hash;
+  /** The objects of the folders above a changed file, made anew. */
+  readonly objects: Map<Hash, Buffer>;
+  /** The files read again, by path, as they are now (those that differ are `changes`). */
+  readonly read: ReadonlyMap<string, FileInfo>;
+  /** "modified" only, in path order (the folders are as they were). */
+  readonly changes: FileChange[];
+  /** Bytes of file objects written to the store. */
+  readonly newBytes: number;
+  /** What the snapshot's summary counts: files, their bytes, those too large to store. */
+  readonly files: number;
+  readonly bytes: number;
+  readonly tooLarge: readonly string[];
+  readonly secretFiles: readonly string[];
+  /** What to write into the tree cache for it. */
+  readonly patch: CachePatch;
+}
+
+/**
+ * Reads (and stores in `objects`) the files `found` names, and makes the snapshot's tree from
+ * `cols`. Undefined when one of them is gone or unreadable since it was stat'ed: a walk says.
+ */
+export async function quickTree(
+  root: string,
+  cols: TreeColumns,
+  found: StatCompared,
+  objects: ObjectStore,
+  onProgress?: ProgressListener,
+): Promise<QuickTree | undefined> {
+  const stats = cols.stats;
+  if (stats === undefined) return undefined;
+  const { nDirs, nFiles, nums } = cols;
+  const cache = StatCache.empty();
+  const scan = {
+    tree: { files: new Map<string, FileInfo>(), dirs: new Map() },
+    pending: found.reads.map((r) => ({ path: r.path, st: r.st, mode: r.st.mode & 0o777 })),
+    unreadable: new Map<string, string>(),
+    large: [],
+  };
+  const { newBytes } = await hashPending(scan, root, cache, objects, onProgress && ((done, total) => onProgress({ phase: "hashing files", done, total })));
+  const read = scan.tree.files;
+  let bytes = 0;
+  for (let j = 0; j < nFiles; j++) bytes += nums[nDirs + 2 * j + 1] as number;
+  const fileStats = stats.files.slice();
+  const changed = new Map<number, FileInfo>();
+  const changes: FileChange[] = [];
+  const patched: { j: number; info: FileInfo }[] = [];
+  for (const r of found.reads) {
+    const now = read.get(r.path);
+    if (now?.type !== "f") return undefined;
+    // The stats the file was read with, kept unless it changed while read (then NaN: read again next time).
+    if (!cache.statInto(r.path, now.hash, now.size, fileStats, r.j * FILE_STAT)) fileStats.fill(Number.NaN, r.j * FILE_STAT, r.j * FILE_STAT + FILE_STAT);
+    patched.push({ j: r.j, info: now });
+    const before = fileAt(cols, r.j);
+    if (sameEntry(before, now)) continue;
+    changed.set(r.j, now);
+    bytes += now.size - before.size;
+    changes.push({ path: r.path, kind: "modified", before, after: now });
+  }
+  changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+  const built = buildFromColumns(cols, changed);
+  return {
+    root: built.root,
+    objects: built.objects,
+    read,
+    changes,
+    newBytes,
+    files: nFiles,
+    bytes,
+    tooLarge: found.tooLarge,
+    secretFiles: found.secretFiles,
+    patch: { root: built.root, dirHashes: built.dirHashes, files: patched, takenAt: found.takenAt, dirStats: stats.dirs, fileStats },
+  };
+}
+
+const NO_HASH = "0".repeat(64);
+
+/** File `j` of the columns as a tree entry ("" for no hash, as `treeFromColumns` gives it). */
+function fileAt(cols: TreeColumns, j: number, target?: string): FileInfo {
+  const { nDirs, nums, types } = cols;
+  const type = String.fromCharCode(types[j] as number) as Exclude<DirEntryType, "d">;
+  const h = cols.hashOf(nDirs + j);
+  const info = { type, mode: nums[nDirs + 2 * j] as number, size: nums[nDirs + 2 * j + 1] as number, hash: h === NO_HASH ? "" : h };
+  return target === undefined ? info : { ...info, target };
+}
+
+/**
+ * The folders' objects of the columns' tree with `changed` (files by place) in it: only the
+ * folders above a changed file are made anew, each from its entries as `buildTree` lists them.
+ */
+function buildFromColumns(cols: TreeColumns, changed: ReadonlyMap<number, FileInfo>): { root: Hash; objects: Map<Hash, Buffer>; dirHashes: Hash[] } {
+  const { nDirs, nFiles, strings, nums, types } = cols;
+  const dirHashes: Hash[] = [];
+  for (let i = 0; i < nDirs; i++) dirHashes.push(cols.hashOf(i));
+  const objects = new Map<Hash, Buffer>();
+  const index = new Map<string, number>();
+  for (let i = 0; i < nDirs; i++) index.set(strings[i] as string, i);
+  const rootAt = index.get("");
+  if (rootAt === undefined) throw new ForgeError("INVALID_STATE", "the tree cache has no root folder");
+  if (changed.size === 0) return { root: cols.root, objects, dirHashes };
+  // Every folder above a changed file, each with the entries it will list.
+  const dirty = new Map<string, DirEntry[]>();
+  for (const j of changed.keys()) {
+    for (let p = strings[nDirs + j] as string; p !== ""; ) {
+      const slash = p.lastIndexOf("/");
+      p = slash < 0 ? "" : p.slice(0, slash);
+      if (dirty.has(p)) break;
+      dirty.set(p, []);
+    }
+  }
+  // The files in them: one pass over the paths (a symlink's target is the next of the targets, in file order).
+  let links = 0;
+  for (let j = 0; j < nFiles; j++) {
+    const isLink = types[j] === 0x6c;
+    const target = isLink ? (strings[nDirs + nFiles + links++] as string) : undefined;
+    const path = strings[nDirs + j] as string;
+    const slash = path.lastIndexOf("/");
+    const list = dirty.get(slash < 0 ? "" : path.slice(0, slash));
+    if (list === undefined) continue;
+    const f = changed.get(j) ?? fileAt(cols, j, target);
+    const name = slash < 0 ? path : path.slice(slash + 1);
+    list.push(f.type === "l" ? [f.hash, name, f.type, f.mode, f.size, f.target ?? ""] : [f.hash, name, f.type, f.mode, f.size]);
+  }
+  // Deepest first, so that a folder's new hash is known before its parent lists it.
+  const order = [...dirty.keys()].sort((a, b) => depth(b) - depth(a) || (a < b ? -1 : 1));
+  const subdirsOf = (dir: string): number[] => {
+    const out: number[] = [];
+    const prefix = dir === "" ? "" : `${dir}/`;
+    for (let i = 0; i < nDirs; i++) {
+      const d = strings[i] as string;
+      if (d !== "" && d !== dir && d.startsWith(prefix) && d.indexOf("/", prefix.length) < 0) out.push(i);
+    }
+    return out;
+  };
+  for (const dir of order) {
+    const i = index.get(dir);
+    if (i === undefined) throw new ForgeError("INVALID_STATE", `the tree cache has a file in ${dir} but no such folder`);
+    const entries = dirty.get(dir) as DirEntry[];
+    const prefix = dir === "" ? 0 : dir.length + 1;
+    for (const k of subdirsOf(dir)) entries.push([dirHashes[k] as Hash, (strings[k] as string).slice(prefix), "d", nums[k] as number, 0]);
+    entries.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+    const raw = Buffer.from(dirNodeText(entries));
+    const hash = sha256(raw);
+    objects.set(hash, raw);
+    dirHashes[i] = hash;
+  }
+  return { root: dirHashes[rootAt] as Hash, objects, dirHashes };
+}
+
+function depth(dir: string): number {
+  if (dir === "") return 0;
+  let n = 1;
+  for (let i = 0; i < dir.length; i++) if (dir.charCodeAt(i) === 47) n++;
+  return n;
+}

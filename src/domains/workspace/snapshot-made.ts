@@ -1,0 +1,96 @@
+// What a snapshot records of the files, whichever way it was taken (a walk's tree, or the kept
+// columns and the files read again: quick-snapshot.ts), and the refusal of a strict snapshot.
+import { ForgeError } from "../../core/errors.js";
+import type { Tree } from "../../objects/file-tree.js";
+import type { Hash } from "../../objects/hash.js";
+import type { Checkpoint } from "../../timeline/types.js";
+import type { Session } from "../../timeline/session.js";
+import type { Strategy } from "./names.js";
+import type { QuickTree } from "./quick-snapshot.js";
+import { unreadableList } from "./scanner.js";
+import type { TreeColumns } from "./tree-cache.js";
+import type { FileChange } from "./tree-compare.js";
+import type { CommitExtra, SnapshotResult, SnapshotState } from "./types.js";
+import { walkOrder } from "./walk.js";
+
+/** What a snapshot records: its root and new folder objects, its summary's counts, and the tree (or the quick snapshot) to keep. */
+export interface Made {
+  readonly root: Hash;
+  readonly objects: Map<Hash, Buffer>;
+  readonly files: number;
+  readonly bytes: number;
+  readonly tooLarge: string[];
+  readonly tree?: Tree;
+  readonly quick?: { readonly cols: TreeColumns; readonly q: QuickTree };
+}
+
+export function madeOf(tree: Tree, built: { root: Hash; objects: Map<Hash, Buffer> }): Made {
+  let bytes = 0;
+  const tooLarge: string[] = [];
+  for (const [p, f] of tree.files) {
+    bytes += f.size;
+    if (f.type === "x") tooLarge.push(p);
+  }
+  return { ...built, files: tree.files.size, bytes, tooLarge, tree };
+}
+
+/** The files changed outside the agent, unless the strategy is strict: UNKNOWN_CHANGES then, before anything is written. */
+export function refuseUnknown(unknown: string[], strategy: Strategy): string[] {
+  if (unknown.length === 0 || strategy !== "strict") return unknown;
+  throw new ForgeError(
+    "UNKNOWN_CHANGES",
+    `${unknown.length} file(s) changed outside the agent since the last snapshot: ${unknown.slice(0, 10).join(", ")}${unknown.length > 10 ? ", …" : ""}`,
+    { hint: "look at them with `forge files diff`; snapshot with --strategy warn or auto-integrate to accept them", data: { unknown } },
+  );
+}
+
+/** A quick snapshot's (quick-snapshot.ts): its tree is the kept columns with the files read again. */
+export function madeOfQuick(cols: TreeColumns, q: QuickTree): Made {
+  return { root: q.root, objects: q.objects, files: q.files, bytes: q.bytes, tooLarge: [...q.tooLarge], quick: { cols, q } };
+}
+
+/** The summary a snapshot checkpoint holds as its state. */
+export function snapshotState(root: string, made: Made, unreadable: ReadonlyMap<string, string>, extra: CommitExtra): SnapshotState {
+  return {
+    kind: "forge.files",
+    root,
+    files: made.files,
+    bytes: made.bytes,
+    tooLarge: made.tooLarge.sort(walkOrder),
+    unreadable: unreadableList(unreadable),
+    unknown: extra.unknown ?? [],
+    external: extra.external === true,
+    safety: extra.safety === true,
+    ...(extra.secretFiles !== undefined && extra.secretFiles.length > 0 && { secretFiles: extra.secretFiles }),
+  };
+}
+
+/** How a snapshot's files were taken, for its result. */
+export interface HowTaken {
+  readonly incomplete: boolean;
+  readonly limited: boolean;
+  readonly secretFiles: readonly string[];
+  /** The session it went to, when not the workspace's own. */
+  readonly into?: Session | undefined;
+}
+
+export function snapshotResult(
+  snapshot: Checkpoint,
+  external: Checkpoint | null,
+  unknown: string[],
+  changes: FileChange[],
+  newBytes: number,
+  how: HowTaken,
+): SnapshotResult {
+  const added = snapshot.metadata["fileBytesAdded"];
+  return {
+    snapshot,
+    external,
+    unknown,
+    changes,
+    newBytes: (typeof added === "number" ? added : newBytes) + snapshot.sizes.newBytes,
+    incomplete: how.incomplete,
+    walk: how.limited ? "limited" : "full",
+    secretFiles: how.secretFiles,
+  };
+}
