@@ -28,12 +28,13 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
             process.env.FORGE_NO_PRELOAD !== "1" && require(join(bundleDir, "walk-preload-start.cjs")).walksWorkTree(args)
               ? require(join(bundleDir, "walk-preload-start.cjs")).startWalkPreload(process.cwd(), join(bundleDir, "walk-preload-worker.cjs"))
               : undefined;
-          const { loadBundle } = require("./code-cache.js");
-          const { exports, save } = loadBundle(bundled);
+          const { commandWords, loadBundle } = require("./code-cache.js");
+          const { exports, save } = loadBundle(bundled, commandWords(args));
           exports.adoptWalkPreload?.(preload);
           process.exitCode = await exports.main(process.argv);
-          // The code cache holds the bytecode of the commands it was written after: this one's words ("forge files status").
-          save(exports.lastCommand?.() ?? "");
+          // Each command's code cache is named by as many words as its name has ("forge files status": 2).
+          const ran = exports.lastCommand?.() ?? "";
+          save(ran === "" ? undefined : ran.split(" ").length - 1);
         }
       : async () => {
           const { main } = await import("../dist/cli/main.js");

@@ -1,7 +1,7 @@
 // bin/code-cache.js: the bundled CLI's compiled code, kept between runs in
 // $TMPDIR/forge-<uid>/code-cache. It may only ever save time: a damaged, foreign or
 // stale cache must cost a recompile, never a wrong or failed command.
-import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it, onTestFinished } from "vitest";
 import { forge, ok } from "./support/cli.js";
@@ -22,37 +22,48 @@ function setup() {
   ok(run(["init"]));
   const dir = join(tmp, `forge-${process.getuid?.()}`, "code-cache");
   const files = () => (existsSync(dir) ? readdirSync(dir).sort() : []);
-  const commands = () => {
-    const list = files().find((f) => f.endsWith(".cmds"));
-    return list === undefined ? [] : readFileSync(join(dir, list), "utf8").split("\n");
+  const bins = () => files().filter((f) => f.endsWith(".bin"));
+  /** The cache file a command wrote: the one `run(args)` adds. */
+  const added = (args: string[], env: Record<string, string> = {}) => {
+    const before = new Set(bins());
+    ok(run(args, env));
+    return bins().filter((f) => !before.has(f));
   };
-  const bin = () => join(dir, files().find((f) => f.endsWith(".bin")) as string);
-  return { tmp, cwd, run, dir, files, commands, bin };
+  return { tmp, cwd, run, dir, files, bins, added };
 }
 
 describe("the code cache of the bundled CLI", () => {
-  it("is written after the first command, in private folders, and lists each command it holds the code of", () => {
+  it("is written after a command's first run, one per command, in private folders", () => {
     const s = setup();
-    expect(s.files().filter((f) => f.endsWith(".bin"))).toHaveLength(1);
+    expect(s.bins()).toHaveLength(1); // forge init's
     expect(statSync(s.dir).mode & 0o777).toBe(0o700);
     expect(statSync(join(s.dir, "..")).mode & 0o777).toBe(0o700);
-    expect(s.commands()).toEqual(["forge init"]);
-    const written = statSync(s.bin()).mtimeMs;
-    ok(s.run(["init"])); // already there: the same store, and the same cache, untouched
-    expect(statSync(s.bin()).mtimeMs).toBe(written);
-    ok(s.run(["checkpoint", "list"]));
-    expect(s.commands()).toEqual(["forge init", "forge checkpoint list"]);
-    ok(s.run(["checkpoint", "list"]));
-    expect(s.commands()).toEqual(["forge init", "forge checkpoint list"]);
+    const [initCache] = s.bins();
+    const written = statSync(join(s.dir, initCache as string)).mtimeMs;
+    expect(s.added(["init"])).toEqual([]); // already there: the same store, and the same cache, untouched
+    expect(statSync(join(s.dir, initCache as string)).mtimeMs).toBe(written);
+    const list = s.added(["checkpoint", "list"]);
+    expect(list).toHaveLength(1);
+    expect(s.added(["checkpoint", "list"])).toEqual([]);
+    expect(s.added(["--json", "checkpoint", "list", "--limit", "5"])).toEqual([]); // the same command: its cache
+    expect(s.added(["cp", "ls"])).toHaveLength(1); // an alias is found by its own words
+  });
+
+  it("keys a command by as many words as its name has: its arguments share its cache", () => {
+    const s = setup();
+    expect(s.added(["search", "alpha"])).toHaveLength(1);
+    expect(s.added(["search", "beta"])).toEqual([]);
+    expect(s.added(["search", "gamma", "--json"])).toEqual([]);
   });
 
   it("is written again when V8 refuses it, and the command runs as if there were none", () => {
     const s = setup();
-    writeFileSync(s.bin(), Buffer.alloc(4096, 7));
+    const [cache] = s.added(["checkpoint", "list"]);
+    const path = join(s.dir, cache as string);
+    writeFileSync(path, Buffer.alloc(4096, 7));
     const out = ok(s.run(["--json", "checkpoint", "list"]));
     expect(JSON.parse(out)).toBeDefined();
-    expect(readFileSync(s.bin()).equals(Buffer.alloc(4096, 7))).toBe(false);
-    expect(s.commands()).toEqual(["forge checkpoint list"]);
+    expect(readFileSync(path).equals(Buffer.alloc(4096, 7))).toBe(false);
   });
 
   it("is not used from a folder another user owns", () => {
@@ -68,20 +79,20 @@ describe("the code cache of the bundled CLI", () => {
 
   it("removes the caches nobody wrote for a week when it writes a new one, and nothing under FORGE_NO_CODE_CACHE=1", () => {
     const s = setup();
-    const old = join(s.dir, "0123456789abcdef0123456789abcdef.bin");
+    const old = join(s.dir, "0123456789abcdef0123456789abcdef-0123456789abcdef.bin");
     writeFileSync(old, "old");
+    const oldList = join(s.dir, "0123456789abcdef0123456789abcdef.cmds"); // an earlier version's list
+    writeFileSync(oldList, "forge init");
     const weekAgo = Date.now() / 1000 - 8 * 86400;
     utimesSync(old, weekAgo, weekAgo);
-    const recent = join(s.dir, "fedcba9876543210fedcba9876543210.bin");
+    utimesSync(oldList, weekAgo, weekAgo);
+    const recent = join(s.dir, "fedcba9876543210fedcba9876543210-fedcba9876543210.bin");
     writeFileSync(recent, "recent");
-    // This build's cache removed: the next command writes a new one, as after a rebuild or a Node upgrade.
-    for (const f of s.files()) if (!f.startsWith("0123") && !f.startsWith("fedc")) unlinkSync(join(s.dir, f));
-    ok(s.run(["checkpoint", "list"]));
+    expect(s.added(["checkpoint", "list"])).toHaveLength(1);
     expect(existsSync(old)).toBe(false);
+    expect(existsSync(oldList)).toBe(false);
     expect(existsSync(recent)).toBe(true);
-    const before = s.files();
-    ok(s.run(["session", "list"], { FORGE_NO_CODE_CACHE: "1" }));
-    expect(s.files()).toEqual(before);
-    expect(s.commands()).not.toContain("forge session list");
+    expect(s.added(["session", "list"], { FORGE_NO_CODE_CACHE: "1" })).toEqual([]);
+    expect(s.added(["session", "list"])).toHaveLength(1);
   });
 });
