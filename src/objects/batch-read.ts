@@ -23,7 +23,6 @@ const NL = 0x0a;
 const J = 0x6a;
 const OPEN = 0x5b; // [
 const CLOSE = 0x5d; // ]
-const { Z_FINISH } = zlibConstants;
 /** The buffer objects are inflated into, side by side; its text is one string above V8's large-object size. */
 const SLAB_BYTES = 1024 * 1024;
 /** An object starts in the buffer only with at least this much room left. */
@@ -148,7 +147,8 @@ class Inflater {
     let start = out.at;
     let at = start;
     for (;;) {
-      handle.writeSync(Z_FINISH, input, inOff, inLen, buf, at, buf.length - at);
+      // The constant read here, not at load: loading zlib (and the streams under it) costs a status that reads no object ~3 ms.
+      handle.writeSync(zlibConstants.Z_FINISH, input, inOff, inLen, buf, at, buf.length - at);
       if (!this.usable) return undefined;
       const availOut = state[0] as number;
       const availIn = state[1] as number;
