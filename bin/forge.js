@@ -13,7 +13,7 @@ const args = process.argv.slice(2);
 if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   // A reader that is gone (`forge --version | head -0`) is no error; main() does the same for every command.
   process.stdout.on("error", (e) => {
-    if (e.code !== "EPIPE") throw e;
+    if (e.code !== "EPIPE" && e.code !== "ECONNRESET") throw e;
   });
   process.stdout.write(`${JSON.parse(readFileSync(join(__dirname, "..", "package.json"), "utf8")).version}\n`);
 } else {

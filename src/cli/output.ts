@@ -39,7 +39,7 @@ let stdoutClosed = false;
 const onClose = new Set<() => void>();
 
 /**
- * Installs, once, what a closed standard output means: EPIPE ends the command quietly (exit
+ * Installs, once, what a closed standard output means: EPIPE (ECONNRESET on a socket) ends the command quietly (exit
  * status as set so far, else 0; no message, no stack), since the reader has what it wanted.
  * A command that registered with {@link whenStdoutCloses} is told instead, to stop cleanly.
  * Any other error writing standard output is reported in one line, exit 1.
@@ -73,7 +73,8 @@ let direct = true;
 function onStdoutError(e: NodeJS.ErrnoException): void {
   if (stdoutClosed) return; // later writes to the closed stream fail too: already handled
   stdoutClosed = true;
-  if (e.code !== "EPIPE") {
+  // A pipe's reader gone: EPIPE; a socket's (Node's own child-process pipes are socket pairs): ECONNRESET when it left data unread.
+  if (e.code !== "EPIPE" && e.code !== "ECONNRESET") {
     process.stderr.write(`forge: cannot write to standard output: ${e.message}\n`);
     process.exit(1);
   }
