@@ -11,14 +11,21 @@
 //
 // The cache is written after a command ran, so it holds the functions that command compiled
 // (V8 compiles a function when it is first called). Each command has a cache of its own
-// (<bundle key>-<command key>.bin), written after its first run: one cache for every command
-// held what all of them compiled, and V8 rebuilds all of a cache's functions when it is read —
-// ~1.6 MB after the ~45 commands a session runs, ~6 ms of every hook against ~3 ms for the
-// ~0.6 MB a status needs. A command is found by its first words on the command line, before
-// the CLI runs (`commandWords`), and its cache is written under as many of them as its name
-// has (`forge why a.txt` and `forge why b.txt` share "why"; `forge cp ls`, an alias, has its
-// own). A new cache file (a rebuilt bundle, another Node) removes the ones nobody has written
-// for a week. FORGE_NO_CODE_CACHE=1 turns it off. Every failure to read or write it only costs time.
+// (<bundle key>-<command key>.bin): one cache for every command held what all of them
+// compiled, and V8 rebuilds all of a cache's functions when it is read — ~1.6 MB after the
+// ~45 commands a session runs, ~6 ms of every hook against ~3 ms for the ~0.6 MB a status
+// needs. A command is found by its first words on the command line, before the CLI runs
+// (`commandWords`), and its cache is written under as many of them as its name has (`forge
+// why a.txt` and `forge why b.txt` share "why"; `forge cp ls`, an alias, has its own).
+//
+// A command goes different ways (a status by stats, or a walk; a hook in a tiny folder, or in
+// a big one), and a cache holds only the functions of the runs it was written after: a hook
+// whose cache was written in a test folder would compile its quick path on every run. So the
+// ways a cache was written after are listed beside it (<cache>.ways; a way is the trace marks a
+// run passed, core/trace.ts), and a run that went another way writes the cache again: it then
+// holds the functions of both. A new cache file (a rebuilt bundle, another Node) removes the
+// ones nobody has written for a week. FORGE_NO_CODE_CACHE=1 turns it off. Every failure to
+// read or write it only costs time.
 "use strict";
 const { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } = require("node:fs");
 const { createRequire } = require("node:module");
@@ -59,6 +66,8 @@ function nameHash(text) {
 
 /** How many commands of one bundle get a cache of their own at most (a command past them runs without). */
 const MAX_COMMANDS = 96;
+/** How many ways of one command its cache is written again for at most. */
+const MAX_WAYS = 16;
 /** A cache file nobody has written for this long belongs to a bundle or a Node that is gone. */
 const STALE_MS = 7 * 24 * 3600 * 1000;
 
@@ -80,7 +89,7 @@ function removeStale(dir, keep) {
   try {
     const now = Date.now();
     for (const name of readdirSync(dir)) {
-      if (name.startsWith(keep) || !/\.(?:bin|cmds|tmp)$/.test(name)) continue; // .cmds: lists of an earlier version
+      if (name.startsWith(keep) || !/\.(?:bin|ways|cmds|tmp)$/.test(name)) continue; // .cmds: lists of an earlier version
       const path = join(dir, name);
       if (now - lstatSync(path).mtimeMs > STALE_MS) unlinkSync(path);
     }
@@ -97,9 +106,10 @@ function commandWords(args) {
 
 /**
  * Loads the CommonJS bundle at `file` through the code cache of the command `words` name
- * (`commandWords`: its first two, else its first). Returns its exports and `save(depth)`, to
- * call once the command ran with how many words its name has ("files status": 2): it writes
- * the command's cache when there was none or V8 refused it.
+ * (`commandWords`: its first two, else its first). Returns its exports and `save(depth, way)`,
+ * to call once the command ran, with how many words its name has ("files status": 2) and the
+ * way it went: it writes the command's cache when there was none, V8 refused it, or it was
+ * never written after a run that went this way.
  */
 function loadBundle(file, words = []) {
   // The bundles are ASCII (esbuild escapes every other character: scripts/bundle-cli.mjs sets
@@ -113,11 +123,13 @@ function loadBundle(file, words = []) {
   const bundleKey = nameHash(`${file}\0${st.size}\0${st.mtimeMs}\0${st.ino}\0${process.version}\0${process.arch}\0${process.execArgv.join(" ")}`);
   const fileOf = (w) => (dir === null ? null : join(dir, `${bundleKey}-${nameHash(w.join(" ")).slice(0, 16)}.bin`));
   let cachedData;
+  let loadedFrom = null;
   for (const tried of words.length > 1 ? [words, words.slice(0, 1)] : [words]) {
     const path = fileOf(tried);
     if (path === null) break;
     try {
       cachedData = readFileSync(path);
+      loadedFrom = path;
       break;
     } catch {
       // Not this one: the next, or none (then the command's cache is written after it ran).
@@ -132,12 +144,22 @@ function loadBundle(file, words = []) {
   });
   const module = { exports: {} };
   script.runInThisContext()(module.exports, createRequire(file), module, file, dirname(file));
-  const save = (depth = words.length) => {
+  const save = (depth = words.length, way = "") => {
     const path = fileOf(words.slice(0, Math.max(0, Math.min(depth, words.length))));
-    if (path === null || !(cachedData === undefined || script.cachedDataRejected)) return;
-    if (cachedData === undefined && ownCaches(dir, bundleKey) >= MAX_COMMANDS) return;
+    if (path === null) return;
+    const fresh = cachedData === undefined || script.cachedDataRejected || loadedFrom !== path;
+    let ways = [];
+    if (!fresh) {
+      try {
+        ways = readFileSync(`${path}.ways`, "utf8").split("\n");
+      } catch {
+        // No list: the cache is written again, with this way listed.
+      }
+      if (ways.includes(way) || ways.length >= MAX_WAYS) return;
+    } else if (ownCaches(dir, bundleKey) >= MAX_COMMANDS) return;
     writeWhole(path, script.createCachedData());
-    removeStale(dir, bundleKey);
+    writeWhole(`${path}.ways`, [...ways, way].join("\n"));
+    if (fresh) removeStale(dir, bundleKey);
   };
   return { exports: module.exports, save };
 }

@@ -32,9 +32,10 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
           const { exports, save } = loadBundle(bundled, commandWords(args));
           exports.adoptWalkPreload?.(preload);
           process.exitCode = await exports.main(process.argv);
-          // Each command's code cache is named by as many words as its name has ("forge files status": 2).
+          // Each command's code cache is named by as many words as its name has ("forge files status": 2),
+          // and written again after a run that went a way it was not written after.
           const ran = exports.lastCommand?.() ?? "";
-          save(ran === "" ? undefined : ran.split(" ").length - 1);
+          save(ran === "" ? undefined : ran.split(" ").length - 1, exports.waysTaken?.() ?? "");
         }
       : async () => {
           const { main } = await import("../dist/cli/main.js");

@@ -56,6 +56,23 @@ describe("the code cache of the bundled CLI", () => {
     expect(s.added(["search", "gamma", "--json"])).toEqual([]);
   });
 
+  it("is written again after a run that went a way it was not written after, and lists the ways", () => {
+    const s = setup();
+    const [cache] = s.added(["files", "status"]); // no snapshot yet: a walk
+    const path = join(s.dir, cache as string);
+    const ways = () => readFileSync(`${path}.ways`, "utf8").split("\n");
+    expect(ways()).toHaveLength(1);
+    const written = statSync(path).mtimeMs;
+    ok(s.run(["files", "status"])); // the same way again: nothing written
+    expect(statSync(path).mtimeMs).toBe(written);
+    expect(ways()).toHaveLength(1);
+    ok(s.run(["files", "snapshot", "one"]));
+    ok(s.run(["files", "status"])); // against a snapshot now: another way
+    expect(ways().length).toBeGreaterThan(1);
+    expect(new Set(ways()).size).toBe(ways().length);
+    expect(ways().some((w) => w.includes("status: stats compared"))).toBe(true);
+  });
+
   it("is written again when V8 refuses it, and the command runs as if there were none", () => {
     const s = setup();
     const [cache] = s.added(["checkpoint", "list"]);

@@ -149,6 +149,8 @@ function configure(cmd: Command): void {
 
 /** bin/forge.js hands over the walk preload it started (domains/workspace/walk-preload.ts). */
 export { adoptWalkPreload } from "../operations/files/preload.js";
+/** Which way the command went (core/trace.ts): bin/code-cache.js writes a command's cache again for a way it has not seen. */
+export { waysTaken } from "../core/trace.js";
 
 export async function main(argv: string[]): Promise<number> {
   guardStdout();
