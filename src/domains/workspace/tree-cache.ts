@@ -225,7 +225,7 @@ function patchEdits(cols: TreeColumns, patch: CachePatch): Edit[] | undefined {
 /** Little-endian doubles, as the cache keeps its numbers. */
 function doubles(values: readonly number[]): Buffer {
   const b = Buffer.alloc(8 * values.length);
-  values.forEach((v, k) => b.writeDoubleLE(v, 8 * k));
+  for (let k = 0; k < values.length; k++) b.writeDoubleLE(values[k] as number, 8 * k);
   return b;
 }
 
