@@ -65,8 +65,13 @@ export function snapshotState(root: string, made: Made, unreadable: ReadonlyMap<
   };
 }
 
-/** How a snapshot's files were taken, for its result. */
-export interface HowTaken {
+/** A snapshot just recorded, and how its files were taken: what its result says. */
+export interface Recorded {
+  readonly snapshot: Checkpoint;
+  readonly external: Checkpoint | null;
+  readonly unknown: string[];
+  readonly changes: FileChange[];
+  readonly newBytes: number;
   readonly incomplete: boolean;
   readonly limited: boolean;
   readonly secretFiles: readonly string[];
@@ -74,23 +79,16 @@ export interface HowTaken {
   readonly into?: Session | undefined;
 }
 
-export function snapshotResult(
-  snapshot: Checkpoint,
-  external: Checkpoint | null,
-  unknown: string[],
-  changes: FileChange[],
-  newBytes: number,
-  how: HowTaken,
-): SnapshotResult {
-  const added = snapshot.metadata["fileBytesAdded"];
+export function snapshotResult(r: Recorded): SnapshotResult {
+  const added = r.snapshot.metadata["fileBytesAdded"];
   return {
-    snapshot,
-    external,
-    unknown,
-    changes,
-    newBytes: (typeof added === "number" ? added : newBytes) + snapshot.sizes.newBytes,
-    incomplete: how.incomplete,
-    walk: how.limited ? "limited" : "full",
-    secretFiles: how.secretFiles,
+    snapshot: r.snapshot,
+    external: r.external,
+    unknown: r.unknown,
+    changes: r.changes,
+    newBytes: (typeof added === "number" ? added : r.newBytes) + r.snapshot.sizes.newBytes,
+    incomplete: r.incomplete,
+    walk: r.limited ? "limited" : "full",
+    secretFiles: r.secretFiles,
   };
 }

@@ -23,7 +23,7 @@ import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relative
 import { KeptTrees } from "./kept-trees.js";
 import { writePatchedTreeCache, writeTreeCache, type TreeColumns } from "./tree-cache.js";
 import { quickTree } from "./quick-snapshot.js";
-import { madeOf, madeOfQuick, refuseUnknown, snapshotResult, snapshotState, type HowTaken, type Made } from "./snapshot-made.js";
+import { madeOf, madeOfQuick, refuseUnknown, snapshotResult, snapshotState, type Made, type Recorded } from "./snapshot-made.js";
 import type { StatCompared } from "./quick-status.js";
 import { mark } from "../../core/trace.js";
 
@@ -206,7 +206,16 @@ export class Workspace {
       const unknown = refuseUnknown(outside, strategy);
       const extra = { secretFiles: q.secretFiles, unknown: strategy === "warn" ? unknown : [], epoch, newBytes: q.newBytes, changes: q.changes, base: null };
       const snapshot = await this.#commit(madeOfQuick(cols, q), new Map(), message, options.tags ?? [], extra);
-      return this.#recorded(snapshot, null, unknown, q.changes, q.newBytes, { incomplete: false, limited: false, secretFiles: q.secretFiles });
+      return this.#recorded({
+        snapshot,
+        external: null,
+        unknown,
+        changes: q.changes,
+        newBytes: q.newBytes,
+        incomplete: false,
+        limited: false,
+        secretFiles: q.secretFiles,
+      });
     }
     const base = await this.#base();
     // A comparison by stats just made against the same columns is not made again; one that found a folder changed, not at all.
@@ -248,21 +257,14 @@ export class Workspace {
       // A whole restore's safety snapshot: the restored one follows at once.
       followed: options.safety === true && !options.into,
     });
-    return this.#recorded(snapshot, external, unknown, changes, newBytes, { incomplete: unreadable.size > 0, limited, secretFiles, into: options.into });
+    return this.#recorded({ snapshot, external, unknown, changes, newBytes, incomplete: unreadable.size > 0, limited, secretFiles, into: options.into });
   }
 
   /** After a snapshot is recorded: the edit journal cleared, retention applied, the result. */
-  async #recorded(
-    snapshot: Checkpoint,
-    external: Checkpoint | null,
-    unknown: string[],
-    changes: FileChange[],
-    newBytes: number,
-    how: HowTaken,
-  ): Promise<SnapshotResult> {
-    if (!how.into) this.#journal.clear();
-    await this.#applyRetention(how.into ?? this.session);
-    return snapshotResult(snapshot, external, unknown, changes, newBytes, how);
+  async #recorded(r: Recorded): Promise<SnapshotResult> {
+    if (!r.into) this.#journal.clear();
+    await this.#applyRetention(r.into ?? this.session);
+    return snapshotResult(r);
   }
 
   async #commit(made: Made, unreadable: Map<string, string>, message: string, tags: readonly string[], extra: CommitExtra): Promise<Checkpoint> {
