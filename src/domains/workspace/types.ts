@@ -1,5 +1,4 @@
 // What the workspace's snapshots, status and restores report, and how a workspace is set up.
-import type { Hash } from "../../objects/hash.js";
 import type { Tree } from "../../objects/file-tree.js";
 import type { ProgressListener } from "../../core/progress.js";
 import type { Session } from "../../timeline/session.js";
@@ -118,8 +117,6 @@ export interface CommitExtra {
   readonly changes?: readonly FileChange[];
   /** The last snapshot: its directories are reused where nothing in them changed (its objects are stored: it is live). */
   readonly base: { checkpoint: Checkpoint; tree: Tree; cached: boolean } | null;
-  /** `buildTree(tree, base.tree)`, when already made. */
-  readonly built?: { root: Hash; objects: Map<Hash, Buffer> };
   /** Another session than this workspace's (a partial restore's safety snapshot). */
   readonly into?: Session;
   /** Secret files the walk left out. */

@@ -199,6 +199,7 @@ export class Workspace {
     const cols = !scanned && !options.into && !options.safety && options.changed === undefined ? this.#kept.withStats(head?.filesRoot) : undefined;
     const found = cols && (compared?.cols === cols ? compared.found : this.#scanner.compare(cols));
     const q = cols && found && (await quickTree(this.root, cols, found, this.#objects, options.onProgress));
+    if (q) mark("snapshot: files read against the kept columns");
     const outside = q && !options.trusted ? this.#journal.unknown(q.changes, q.read) : [];
     // Changes made outside the agent to integrate first need the whole tree: the way below.
     if (head && cols && q && !(strategy === "auto-integrate" && outside.length > 0)) {
