@@ -148,6 +148,84 @@ export function statCompare(root: string, cols: TreeColumns, settings: WalkSetti
   return whole ? { takenAt, reads, tooLarge: tooLarge.sort(walkOrder), secretFiles: stats.secretFiles } : undefined;
 }
 
+/** What changed since the walk that kept `cols`' stats, for a walk limited to it (walk.ts `scanTreeFrom`). */
+export interface ChangedSince {
+  /** Folders whose entries may have changed (their stats moved, or they are racy; the root may be one): listed again. */
+  readonly folders: string[];
+  /** Files, symlinks and the like whose stats moved (or are racy): looked at again. */
+  readonly paths: string[];
+}
+
+/**
+ * The folders and entries whose stats differ from those `cols` keeps, when a comparison by
+ * stats found a folder changed: a walk then lists only those folders again and looks only at
+ * those entries (everything else is the kept tree), as git's untracked cache does. Complete
+ * by the same rules as `statCompare`: a name added, removed or renamed moves its folder's
+ * times, a content change moves the file's; racy ones are taken as changed. Undefined when
+ * the key does not hold (a walk must say) or too many entries changed for it to pay.
+ */
+export function changedSince(root: string, cols: TreeColumns, settings: WalkSettings): ChangedSince | undefined {
+  const stats = cols.stats;
+  if (stats === undefined || !keyHolds(stats.key, root, settings)) return undefined;
+  const { nDirs, nFiles, strings, nums } = cols;
+  const racyFrom = stats.takenAt - RACY_MS;
+  const lstat = walkLstat(root);
+  const st = statBuffer();
+  const folders = new Set<string>();
+  const paths: string[] = [];
+  const parentOf = (p: string) => p.slice(0, Math.max(0, p.lastIndexOf("/")));
+  for (let i = 0; i < nDirs; i++) {
+    const dir = strings[i] as string;
+    const s = i * DIR_STAT;
+    let there: boolean;
+    try {
+      there = lstat(dir === "" ? root : `${root}/${dir}`, st);
+    } catch {
+      return undefined;
+    }
+    // Gone, or now something else: its parent's entries changed.
+    if (!there || ((st[ST_MODE] as number) & S_IFMT) !== S_IFDIR) folders.add(parentOf(dir));
+    else if (
+      !((stats.dirs[s] as number) < racyFrom) ||
+      st[ST_MTIME] !== stats.dirs[s] ||
+      st[ST_CTIME] !== stats.dirs[s + 1] ||
+      st[ST_INO] !== stats.dirs[s + 2]
+    )
+      folders.add(dir);
+  }
+  const files = stats.files;
+  const whole = inRoot(root, (base) => {
+    for (let j = 0; j < nFiles; j++) {
+      const path = strings[nDirs + j] as string;
+      const s = j * FILE_STAT;
+      let there: boolean;
+      try {
+        there = lstat(base + path, st);
+      } catch (e) {
+        // A folder on its way is now something else (ENOTDIR): gone too. Any other error: the walk reports it.
+        if ((e as NodeJS.ErrnoException).code !== "ENOTDIR") return false;
+        there = false;
+      }
+      if (!there) {
+        folders.add(parentOf(path)); // gone: its folder is listed again
+        continue;
+      }
+      const mtime = st[ST_MTIME] as number;
+      const same =
+        mtime === files[s] &&
+        st[ST_CTIME] === files[s + 1] &&
+        st[ST_INO] === files[s + 2] &&
+        st[ST_MODE] === files[s + 3] &&
+        st[ST_SIZE] === nums[nDirs + 2 * j + 1];
+      if (same && mtime < racyFrom) continue;
+      paths.push(path);
+      if (paths.length > MAX_READS) return false;
+    }
+    return true;
+  });
+  return whole ? { folders: [...folders], paths } : undefined;
+}
+
 export interface QuickStatus {
   /** Files whose content, type or mode differs from the tree's, in path order ("modified" only: any other change shows in a folder). */
   readonly changes: FileChange[];

@@ -10,7 +10,7 @@ import type { ObjectStore } from "../../objects/object-store.js";
 import { gitView } from "./git-view.js";
 import { IgnoreRules } from "./ignore-rules.js";
 import type { SecretFilesOption } from "./secret-files.js";
-import { quickStatus, statCompare, walkKey, type QuickStatus, type StatCompared, type WalkSettings } from "./quick-status.js";
+import { changedSince, quickStatus, statCompare, walkKey, type QuickStatus, type StatCompared, type WalkSettings } from "./quick-status.js";
 import { StatCache, StatCacheFile } from "./stat-cache.js";
 import { DIR_STAT, FILE_STAT, type TreeColumns, type WalkStats, writeTreeCache } from "./tree-cache.js";
 import { sameDirs, sameEntry, type FileChange } from "./tree-compare.js";
@@ -158,6 +158,31 @@ export class Scanner {
     if (stats === undefined || !sameDirs(base, tree) || !changes.every((c) => c.kind === "modified")) return;
     const file = (p: string, f: FileInfo, j: number) => (sameEntry(tree.files.get(p), f) ? stats.file(p, f, j) : undefined);
     writeTreeCache(path, root, base, { ...stats, bulk: undefined, from: undefined, file });
+  }
+
+  /**
+   * The current tree by a walk limited to what changed since the walk that kept `cols`' stats
+   * (`changedSince`): the folders whose stats moved listed again, the entries whose stats
+   * moved looked at again, everything else `tree` (the tree `cols` hold). For a status after
+   * files were added or removed; undefined when it cannot say (the caller walks).
+   */
+  async changedScan(cols: TreeColumns, tree: Tree, onProgress?: ProgressListener): Promise<Scanned | undefined> {
+    const changed = changedSince(this.#root, cols, this.settings);
+    // Unreadable entries keep no reason in the cache: a walk gives it again.
+    if (changed === undefined || cols.types.includes(0x75 /* u */)) return undefined;
+    mark("walk: stats compared");
+    takeWalkPreload(this.#root)?.close();
+    const cache = this.#stats.get();
+    const options = { root: this.#root, ignore: new IgnoreRules(this.#root, this.#extraIgnores, this.#secretFiles), cache, maxFileBytes: this.#maxFileBytes };
+    // The kept tree is a whole walk's by the same names judged the same way (the key held: `changedSince`), git's state included.
+    const prior = { tree, unreadable: new Map<string, string>(), gitKey: options.ignore.gitKey, secretFiles: new Set(cols.stats?.secretFiles ?? []) };
+    const scan = scanTreeFrom(options, prior, changed.paths, changed.folders);
+    if (scan === undefined) return undefined;
+    mark("walk: files listed");
+    const { newBytes } = await this.#read(scan, cache, undefined, onProgress);
+    this.#stats.save(cache);
+    const secretFiles = [...options.ignore.secretFiles].sort(walkOrder);
+    return { tree: scan.tree, unreadable: scan.unreadable, newBytes, limited: true, secretFiles, tooLarge: scan.large.sort(walkOrder) };
   }
 
   /** The files against the tree in `cols` by their stats (quick-status.ts): no read means they are that tree. */

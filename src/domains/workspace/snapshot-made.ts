@@ -92,3 +92,8 @@ export function snapshotResult(r: Recorded): SnapshotResult {
     secretFiles: r.secretFiles,
   };
 }
+
+/** A quick snapshot's (nothing unreadable, no walk). */
+export function recordedQuick(snapshot: Checkpoint, unknown: string[], q: QuickTree): Recorded {
+  return { snapshot, external: null, unknown, changes: q.changes, newBytes: q.newBytes, incomplete: false, limited: false, secretFiles: q.secretFiles };
+}

@@ -84,16 +84,24 @@ const IGNORE_FILE_NAMES = new Set([".gitignore", ".forgeignore"]);
  * watched it); every other folder and file is taken from `prior`. Given a complete `changed`,
  * the result is the full walk's.
  *
+ * `relisted`: folders to list again without walking them whole (the root may be one): those
+ * whose own entries may have changed, found by their stats (quick-status.ts).
+ *
  * Undefined when the hint cannot be used, and the caller must walk everything: it names the
  * root, an ignore file (which can change what is ignored anywhere under its folder) or
  * something that is not a plain relative path; git's index or excludes files changed (what
  * git tracks is kept whatever the ignore rules say); or it contradicts `prior` — a folder on
  * the way to a named path that `prior` lacks, or that is gone though nothing said so.
  */
-export function scanTreeFrom(options: ScanOptions, prior: PriorWalk, changed: Iterable<string>): Scan | undefined {
+export function scanTreeFrom(options: ScanOptions, prior: PriorWalk, changed: Iterable<string>, relisted: Iterable<string> = []): Scan | undefined {
   if (options.ignore.gitKey !== prior.gitKey) return undefined;
   const named = new Set<string>();
   const relist = new Set<string>();
+  // Folders whose own entries may have changed (a name added, removed or renamed in them): listed again, not walked whole.
+  for (const dir of relisted) {
+    if (dir !== "" && !dir.split("/").every(NAME_OK)) return undefined;
+    relist.add(dir);
+  }
   for (const path of changed) {
     if (named.has(path)) continue;
     const parts = path.split("/");

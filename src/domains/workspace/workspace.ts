@@ -23,7 +23,7 @@ import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relative
 import { KeptTrees } from "./kept-trees.js";
 import { writePatchedTreeCache, writeTreeCache, type TreeColumns } from "./tree-cache.js";
 import { quickTree } from "./quick-snapshot.js";
-import { madeOf, madeOfQuick, refuseUnknown, snapshotResult, snapshotState, type Made, type Recorded } from "./snapshot-made.js";
+import { madeOf, madeOfQuick, refuseUnknown, snapshotResult, snapshotState, type Made, type Recorded, recordedQuick } from "./snapshot-made.js";
 import type { StatCompared } from "./quick-status.js";
 import { mark } from "../../core/trace.js";
 
@@ -117,9 +117,11 @@ export class Workspace {
       return { base: head, changes, unknown: this.#journal.unknown(changes, after), tooLarge, unreadable: [], secretFiles };
     }
     const base = await this.#base();
-    const { tree, unreadable, secretFiles, tooLarge: large } = await this.#scan(false);
+    // A folder changed: a walk of what changed since the kept stats (`changedSince`), else a whole one.
+    const limited = quick && !found && base?.quick?.cols === quick ? await this.#scanner.changedScan(quick, base.quick.tree) : undefined;
+    const { tree, unreadable, secretFiles, tooLarge: large } = limited ?? (await this.#scan(false));
     const changes = compareTrees(base?.tree ?? emptyTree(), tree);
-    if (tried && base !== null) this.#scanner.keepStats(this.#treeCachePath, base.checkpoint.filesRoot as Hash, base.tree, tree, changes);
+    if (tried && base !== null && !limited) this.#scanner.keepStats(this.#treeCachePath, base.checkpoint.filesRoot as Hash, base.tree, tree, changes);
     return {
       base: base?.checkpoint ?? null,
       changes,
@@ -207,16 +209,7 @@ export class Workspace {
       const unknown = refuseUnknown(outside, strategy);
       const extra = { secretFiles: q.secretFiles, unknown: strategy === "warn" ? unknown : [], epoch, newBytes: q.newBytes, changes: q.changes, base: null };
       const snapshot = await this.#commit(madeOfQuick(cols, q), new Map(), message, options.tags ?? [], extra);
-      return this.#recorded({
-        snapshot,
-        external: null,
-        unknown,
-        changes: q.changes,
-        newBytes: q.newBytes,
-        incomplete: false,
-        limited: false,
-        secretFiles: q.secretFiles,
-      });
+      return this.#recorded(recordedQuick(snapshot, unknown, q));
     }
     const base = await this.#base();
     // A comparison by stats just made against the same columns is not made again; one that found a folder changed, not at all.

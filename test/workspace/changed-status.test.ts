@@ -1,0 +1,142 @@
+// A status after names were added, removed or renamed: the comparison by stats finds the
+// folders whose entries changed, and a walk lists only those again (quick-status.ts
+// changedSince, walk.ts scanTreeFrom with `relisted`). Every answer must be a whole walk's.
+import { lstatSync, lutimesSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { changedSince, statCompare, type WalkSettings } from "../../src/domains/workspace/quick-status.js";
+import { readTreeColumns } from "../../src/domains/workspace/tree-cache.js";
+import { DEFAULT_MAX_FILE_BYTES, type FileChange } from "../../src/domains/workspace/workspace.js";
+import { type Bench, put, workspaceBench } from "./support.js";
+
+const SETTINGS: WalkSettings = { ignore: [], secretFiles: undefined, maxFileBytes: DEFAULT_MAX_FILE_BYTES };
+const HOUR_AGO_S = Math.floor(Date.now() / 1000) - 3600;
+const cachePath = (root: string) => join(root, ".forge", "tree-cache.bin");
+const lines = (changes: readonly FileChange[]) => changes.map((c) => `${c.kind} ${c.path}${c.from === undefined ? "" : ` <- ${c.from}`}`);
+
+function age(dir: string): void {
+  for (const name of readdirSync(dir)) {
+    if (name === ".forge") continue;
+    const abs = join(dir, name);
+    const st = lstatSync(abs);
+    if (st.isDirectory()) age(abs);
+    if (st.isSymbolicLink()) lutimesSync(abs, HOUR_AGO_S, HOUR_AGO_S);
+    else utimesSync(abs, HOUR_AGO_S, HOUR_AGO_S);
+  }
+  utimesSync(dir, HOUR_AGO_S, HOUR_AGO_S);
+}
+
+const tree: Record<string, string> = {
+  "top.txt": "top\n",
+  "src/a.ts": "a\n",
+  "src/b.ts": "b\n",
+  "src/lib/c.ts": "c\n",
+  "src/lib/deep/d.ts": "d\n",
+  "docs/readme.md": "readme\n",
+  "docs/guide/one.md": "one\n",
+};
+
+async function bench(): Promise<Bench> {
+  const b = await workspaceBench();
+  for (const [p, data] of Object.entries(tree)) put(b.root, p, data);
+  age(b.root);
+  await b.ws.snapshot("one");
+  return b;
+}
+
+/** The status a fresh Workspace gives with no tree cache (a whole walk); the cache is put back after. */
+async function walkedStatus(b: Bench) {
+  const kept = readFileSync(cachePath(b.root));
+  rmSync(cachePath(b.root));
+  try {
+    return await (await b.open()).status();
+  } finally {
+    writeFileSync(cachePath(b.root), kept);
+  }
+}
+
+/** The folders changed (no quick status), the limited walk applies, and the status is a whole walk's. */
+async function limitedStatusIsTrue(b: Bench, expected: string[]) {
+  const head = (await b.ws.session.head()).checkpoint?.filesRoot as string;
+  const cols = readTreeColumns(cachePath(b.root), head);
+  expect(cols?.stats).toBeDefined();
+  const c = cols as NonNullable<typeof cols>;
+  expect(statCompare(b.root, c, SETTINGS)).toBeUndefined();
+  expect(changedSince(b.root, c, SETTINGS)?.folders.length).toBeGreaterThan(0);
+  const got = await (await b.open()).status();
+  expect(got).toEqual(await walkedStatus(b));
+  expect(lines(got.changes)).toEqual(expected);
+}
+
+describe("status after names changed", () => {
+  const cases: [string, (root: string) => void, string[]][] = [
+    ["a file created in a subfolder", (r) => writeFileSync(join(r, "src/lib/new.ts"), "new\n"), ["created src/lib/new.ts"]],
+    ["a file deleted", (r) => unlinkSync(join(r, "src/lib/deep/d.ts")), ["deleted src/lib/deep/d.ts"]],
+    ["a file renamed across folders", (r) => renameSync(join(r, "src/b.ts"), join(r, "docs/b.ts")), ["renamed docs/b.ts <- src/b.ts"]],
+    ["a file created at the root", (r) => writeFileSync(join(r, "new-top.txt"), "new top\n"), ["created new-top.txt"]],
+    [
+      "a new folder with files, one of them ignored by its own .gitignore",
+      (r) => {
+        mkdirSync(join(r, "src/gen/sub"), { recursive: true });
+        writeFileSync(join(r, "src/gen/.gitignore"), "*.log\n");
+        writeFileSync(join(r, "src/gen/x.ts"), "x\n");
+        writeFileSync(join(r, "src/gen/x.log"), "log\n");
+        writeFileSync(join(r, "src/gen/sub/y.ts"), "y\n");
+      },
+      ["created src/gen/.gitignore", "created src/gen/sub/y.ts", "created src/gen/x.ts"],
+    ],
+    ["a folder removed with its subfolders", (r) => rmSync(join(r, "src/lib"), { recursive: true }), ["deleted src/lib/c.ts", "deleted src/lib/deep/d.ts"]],
+    [
+      "a file replaced by a folder of the same name",
+      (r) => {
+        unlinkSync(join(r, "src/a.ts"));
+        mkdirSync(join(r, "src/a.ts"));
+        writeFileSync(join(r, "src/a.ts/inside.ts"), "inside\n");
+      },
+      ["deleted src/a.ts", "created src/a.ts/inside.ts"],
+    ],
+    [
+      "a folder replaced by a file of the same name",
+      (r) => {
+        rmSync(join(r, "docs/guide"), { recursive: true });
+        writeFileSync(join(r, "docs/guide"), "now a file\n");
+      },
+      ["created docs/guide", "deleted docs/guide/one.md"],
+    ],
+    ["a new symlink", (r) => symlinkSync("../top.txt", join(r, "docs/link")), ["created docs/link"]],
+    [
+      "names changed in one folder and a content changed in another",
+      (r) => {
+        writeFileSync(join(r, "docs/new.md"), "new\n");
+        writeFileSync(join(r, "src/lib/deep/d.ts"), "d changed\n");
+      },
+      ["created docs/new.md", "modified src/lib/deep/d.ts"],
+    ],
+    [
+      "a file changed inside a folder whose names changed",
+      (r) => {
+        writeFileSync(join(r, "src/new.ts"), "new\n");
+        writeFileSync(join(r, "src/a.ts"), "a changed\n");
+      },
+      ["modified src/a.ts", "created src/new.ts"],
+    ],
+  ];
+  for (const [what, change, expected] of cases) {
+    it(`is a whole walk's after ${what}`, async () => {
+      const b = await bench();
+      change(b.root);
+      await limitedStatusIsTrue(b, expected);
+    });
+  }
+
+  it("gives way to a whole walk when an ignore file changes, and still says what a walk says", async () => {
+    const b = await bench();
+    writeFileSync(join(b.root, ".gitignore"), "*.md\n");
+    writeFileSync(join(b.root, "src/new.ts"), "new\n");
+    const head = (await b.ws.session.head()).checkpoint?.filesRoot as string;
+    const cols = readTreeColumns(cachePath(b.root), head);
+    expect(changedSince(b.root, cols as NonNullable<typeof cols>, SETTINGS)).toBeUndefined();
+    const got = await (await b.open()).status();
+    expect(got).toEqual(await walkedStatus(b));
+  });
+});
