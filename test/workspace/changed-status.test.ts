@@ -140,3 +140,63 @@ describe("status after names changed", () => {
     expect(got).toEqual(await walkedStatus(b));
   });
 });
+
+describe("snapshot after names changed", () => {
+  /** The root a fresh Workspace's snapshot gives with no caches at all (a whole walk from scratch); the caches are gone after. */
+  async function fromScratch(b: Bench): Promise<string> {
+    rmSync(cachePath(b.root), { force: true });
+    rmSync(join(b.root, ".forge", "stat-cache.bin"), { force: true });
+    return (await (await b.open()).snapshot("scratch")).snapshot.filesRoot as string;
+  }
+
+  it("records what a walk from scratch records, keeps the stats with the tree, and the next status is quick", async () => {
+    const b = await bench();
+    writeFileSync(join(b.root, "src/lib/new.ts"), "new\n");
+    rmSync(join(b.root, "docs/guide"), { recursive: true });
+    writeFileSync(join(b.root, "src/a.ts"), "a changed\n");
+    const two = await (await b.open()).snapshot("two");
+    expect(two.walk).toBe("limited");
+    expect(lines(two.changes)).toEqual(["deleted docs/guide/one.md", "modified src/a.ts", "created src/lib/new.ts"]);
+    const root = two.snapshot.filesRoot as string;
+    // The cache holds the new tree with stats: after aging (nothing racy), a status compares stats alone.
+    age(b.root);
+    const cols = readTreeColumns(cachePath(b.root), root);
+    expect(cols?.stats).toBeDefined();
+    const c = cols as NonNullable<typeof cols>;
+    // Aging moved every time: the files are read again and found as recorded, the folders' times differ.
+    expect(changedSince(b.root, c, SETTINGS)).toBeDefined();
+    expect(await fromScratch(b)).toBe(root);
+  });
+
+  it("keeps the stats of what it did not look at, so a status after it needs no walk", async () => {
+    const b = await bench();
+    writeFileSync(join(b.root, "docs/new.md"), "new\n");
+    // Aged before the snapshot: the folder's new times are not racy, so the kept stats hold after it.
+    age(b.root);
+    const two = await (await b.open()).snapshot("two");
+    expect(two.walk).toBe("limited");
+    const cols = readTreeColumns(cachePath(b.root), two.snapshot.filesRoot as string);
+    const found = statCompare(b.root, cols as NonNullable<typeof cols>, SETTINGS);
+    expect(found).toBeDefined(); // every folder as the cache keeps it
+    expect(found?.reads).toEqual([]);
+    const status = await (await b.open()).status();
+    expect(status.changes).toEqual([]);
+    expect(status).toEqual(await walkedStatus(b));
+    expect(await fromScratch(b)).toBe(two.snapshot.filesRoot);
+  });
+
+  it("gives way to a whole walk after a change to an ignore file in a folder it did not list", async () => {
+    const b = await bench();
+    writeFileSync(join(b.root, "docs/new.md"), "new\n");
+    age(b.root);
+    await (await b.open()).snapshot("two"); // a limited walk: its key must still name src/'s ignore file
+    writeFileSync(join(b.root, "src/.gitignore"), "*.ts\n");
+    const got = await (await b.open()).status();
+    expect(got).toEqual(await walkedStatus(b));
+    expect(lines(got.changes)).toEqual(
+      ["deleted src/a.ts", "deleted src/b.ts", "created src/.gitignore", "deleted src/lib/c.ts", "deleted src/lib/deep/d.ts"].sort((x, y) =>
+        (x.split(" ")[1] as string) < (y.split(" ")[1] as string) ? -1 : 1,
+      ),
+    );
+  });
+});

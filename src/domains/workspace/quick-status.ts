@@ -52,6 +52,38 @@ export function walkKey(settings: WalkSettings, git: GitDepends, sources: readon
 
 const settingsText = (s: WalkSettings) => JSON.stringify([s.ignore, s.secretFiles ?? null, s.maxFileBytes]);
 
+/**
+ * The key of a tree made by a walk limited to what changed (`changedSince`), from the key of
+ * the walk it started from (which held) and what this one depended on: the ignore files of
+ * both (this walk's stats where both read one), git's index if either asked it. The folders
+ * it did not enter keep the earlier walk's names, and so the ignore files that decided them.
+ */
+export function mergedKey(priorKey: string, settings: WalkSettings, git: GitDepends, sources: readonly (readonly [string, string])[]): string | undefined {
+  let k: { git?: GitDepends; sources?: [string, string][] };
+  try {
+    k = JSON.parse(priorKey) as typeof k;
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(k.sources) || k.git === undefined) return undefined;
+  const merged = new Map<string, string>(k.sources);
+  for (const [path, key] of sources) merged.set(path, key);
+  const was = k.git;
+  // Both walks saw the same git (the earlier key held): this one's keys, and the index if either asked it.
+  const both = git === null || was === null ? null : { index: git.index ?? was.index, excludes: git.excludes };
+  return walkKey(settings, both, [...merged]);
+}
+
+/** The ignore files a key names, with the stat each had ("-": none). */
+export function keySources(key: string): Map<string, string> {
+  try {
+    const k = JSON.parse(key) as { sources?: unknown };
+    return new Map(Array.isArray(k.sources) ? (k.sources as [string, string][]) : []);
+  } catch {
+    return new Map();
+  }
+}
+
 /** Whether a walk now would take the same names as the one that wrote `key`, given the same listings. */
 function keyHolds(key: string, root: string, settings: WalkSettings): boolean {
   let k: { v?: unknown; settings?: unknown; git?: unknown; sources?: unknown };
@@ -154,6 +186,8 @@ export interface ChangedSince {
   readonly folders: string[];
   /** Files, symlinks and the like whose stats moved (or are racy): looked at again. */
   readonly paths: string[];
+  /** The stats of those folders as just taken ([mtimeMs, ctimeMs, ino]), to keep with the tree the walk makes. */
+  readonly folderStats: ReadonlyMap<string, readonly number[]>;
 }
 
 /**
@@ -172,6 +206,7 @@ export function changedSince(root: string, cols: TreeColumns, settings: WalkSett
   const lstat = walkLstat(root);
   const st = statBuffer();
   const folders = new Set<string>();
+  const folderStats = new Map<string, number[]>();
   const paths: string[] = [];
   const parentOf = (p: string) => p.slice(0, Math.max(0, p.lastIndexOf("/")));
   for (let i = 0; i < nDirs; i++) {
@@ -190,8 +225,10 @@ export function changedSince(root: string, cols: TreeColumns, settings: WalkSett
       st[ST_MTIME] !== stats.dirs[s] ||
       st[ST_CTIME] !== stats.dirs[s + 1] ||
       st[ST_INO] !== stats.dirs[s + 2]
-    )
+    ) {
       folders.add(dir);
+      folderStats.set(dir, [st[ST_MTIME] as number, st[ST_CTIME] as number, st[ST_INO] as number]);
+    }
   }
   const files = stats.files;
   const whole = inRoot(root, (base) => {
@@ -223,7 +260,9 @@ export function changedSince(root: string, cols: TreeColumns, settings: WalkSett
     }
     return true;
   });
-  return whole ? { folders: [...folders], paths } : undefined;
+  // Most folders changed (a branch checked out): the whole walk is as cheap.
+  if (!whole || folders.size > Math.max(64, nDirs / 4)) return undefined;
+  return { folders: [...folders], paths, folderStats };
 }
 
 export interface QuickStatus {

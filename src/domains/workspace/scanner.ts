@@ -10,9 +10,20 @@ import type { ObjectStore } from "../../objects/object-store.js";
 import { gitView } from "./git-view.js";
 import { IgnoreRules } from "./ignore-rules.js";
 import type { SecretFilesOption } from "./secret-files.js";
-import { changedSince, quickStatus, statCompare, walkKey, type QuickStatus, type StatCompared, type WalkSettings } from "./quick-status.js";
+import {
+  changedSince,
+  keySources,
+  mergedKey,
+  quickStatus,
+  statCompare,
+  walkKey,
+  type QuickStatus,
+  type StatCompared,
+  type WalkSettings,
+} from "./quick-status.js";
 import { StatCache, StatCacheFile } from "./stat-cache.js";
-import { DIR_STAT, FILE_STAT, type TreeColumns, type WalkStats, writeTreeCache } from "./tree-cache.js";
+import { changedStats, quickStats, trustable, walkedStats } from "./walk-stats.js";
+import { type TreeColumns, type WalkStats, writeTreeCache } from "./tree-cache.js";
 import { sameDirs, sameEntry, type FileChange } from "./tree-compare.js";
 import { mark } from "../../core/trace.js";
 import { takeWalkPreload } from "./walk-preload.js";
@@ -68,7 +79,10 @@ export class Scanner {
   async scan(objects: ObjectStore | undefined, onProgress?: ProgressListener, changed?: Iterable<string>, quick?: QuickBase): Promise<Scanned> {
     const walkNo = ++this.#walks;
     if (changed === undefined && quick !== undefined) {
-      const found = quick.found ?? statCompare(this.#root, quick.cols, this.settings, this.#noWalk);
+      const found = quick.foldersChanged ? undefined : (quick.found ?? statCompare(this.#root, quick.cols, this.settings, this.#noWalk));
+      // A folder changed: a walk of what changed since the kept stats, when it can say (else the whole walk below).
+      const limited = found === undefined ? await this.#changedWalk(quick, objects, onProgress, walkNo) : undefined;
+      if (limited !== undefined) return limited;
       mark("walk: stats compared");
       // The stats of the files read go with the tree (tree-cache.ts); the stat cache, which
       // full walks use, is not loaded: a file changed since then costs one read there.
@@ -137,6 +151,58 @@ export class Scanner {
     return { tree: scan.tree, unreadable: scan.unreadable, newBytes, limited: hinted !== undefined, secretFiles, tooLarge: scan.large.sort(walkOrder) };
   }
 
+  /**
+   * The tree by a walk limited to what changed since the walk that kept `quick`'s stats
+   * (`changedSince`): the folders whose stats moved listed again, the entries whose stats
+   * moved looked at again, everything else the kept tree — as git's untracked cache spares
+   * listing folders that did not change. Its stats (the kept ones where nothing was looked at
+   * again) and its key (both walks' ignore files) go with the tree, so the next status is a
+   * quick one. Undefined when it cannot say: the caller walks everything.
+   */
+  async #changedWalk(
+    quick: QuickBase,
+    objects: ObjectStore | undefined,
+    onProgress: ProgressListener | undefined,
+    walkNo: number,
+  ): Promise<Scanned | undefined> {
+    const { cols, tree: kept } = quick;
+    const takenAt = Date.now();
+    const changed = changedSince(this.#root, cols, this.settings);
+    // Unreadable entries keep no reason in the cache: a walk gives it again.
+    if (changed === undefined || cols.stats === undefined || cols.types.includes(0x75 /* u */)) return undefined;
+    mark("walk: stats compared, folders changed");
+    takeWalkPreload(this.#root)?.close();
+    const cache = this.#stats.get();
+    const ignore = new IgnoreRules(this.#root, this.#extraIgnores, this.#secretFiles);
+    const options = { root: this.#root, ignore, cache, maxFileBytes: this.#maxFileBytes };
+    // The kept tree is a whole walk's, of the same names judged the same way (the key held), git's state included.
+    const prior = { tree: kept, unreadable: new Map<string, string>(), gitKey: ignore.gitKey, secretFiles: new Set(cols.stats.secretFiles) };
+    const scan = scanTreeFrom(options, prior, changed.paths, changed.folders);
+    if (scan === undefined) return undefined;
+    // An ignore file new or changed in a folder the kept tree has may leave out names in folders not listed again: a whole walk says.
+    const before = keySources(cols.stats.key);
+    for (const [path, key] of ignore.sources) {
+      if (key === "-" || before.get(path) === key) continue;
+      const dir = path.slice(this.#root.length + 1, Math.max(this.#root.length, path.lastIndexOf("/")));
+      if (kept.dirs.has(dir)) return undefined;
+    }
+    mark("walk: changed folders listed");
+    const { newBytes } = await this.#read(scan, cache, objects, onProgress);
+    this.#stats.save(cache);
+    const secretFiles = [...ignore.secretFiles].sort(walkOrder);
+    const key = mergedKey(cols.stats.key, this.settings, ignore.gitDepends, ignore.sources);
+    if (walkNo > this.#lastWalkNo) {
+      this.#lastWalk = { tree: scan.tree, unreadable: scan.unreadable, gitKey: ignore.gitKey, secretFiles: ignore.secretFiles };
+      this.#lastWalkNo = walkNo;
+      const seen = scan.seen;
+      this.#lastFull =
+        key !== undefined && scan.unreadable.size === 0 && seen !== undefined
+          ? { tree: scan.tree, stats: changedStats(key, takenAt, secretFiles, seen, cache, cols, changed, trustable(scan.pending, takenAt)) }
+          : null;
+    }
+    return { tree: scan.tree, unreadable: scan.unreadable, newBytes, limited: true, secretFiles, tooLarge: scan.large.sort(walkOrder) };
+  }
+
   /** A comparison by stats that found every folder as it was needs no walk: the preload listing them on the other core stops (walk-preload.ts). */
   readonly #noWalk = (): void => takeWalkPreload(this.#root)?.close();
 
@@ -158,31 +224,6 @@ export class Scanner {
     if (stats === undefined || !sameDirs(base, tree) || !changes.every((c) => c.kind === "modified")) return;
     const file = (p: string, f: FileInfo, j: number) => (sameEntry(tree.files.get(p), f) ? stats.file(p, f, j) : undefined);
     writeTreeCache(path, root, base, { ...stats, bulk: undefined, from: undefined, file });
-  }
-
-  /**
-   * The current tree by a walk limited to what changed since the walk that kept `cols`' stats
-   * (`changedSince`): the folders whose stats moved listed again, the entries whose stats
-   * moved looked at again, everything else `tree` (the tree `cols` hold). For a status after
-   * files were added or removed; undefined when it cannot say (the caller walks).
-   */
-  async changedScan(cols: TreeColumns, tree: Tree, onProgress?: ProgressListener): Promise<Scanned | undefined> {
-    const changed = changedSince(this.#root, cols, this.settings);
-    // Unreadable entries keep no reason in the cache: a walk gives it again.
-    if (changed === undefined || cols.types.includes(0x75 /* u */)) return undefined;
-    mark("walk: stats compared");
-    takeWalkPreload(this.#root)?.close();
-    const cache = this.#stats.get();
-    const options = { root: this.#root, ignore: new IgnoreRules(this.#root, this.#extraIgnores, this.#secretFiles), cache, maxFileBytes: this.#maxFileBytes };
-    // The kept tree is a whole walk's by the same names judged the same way (the key held: `changedSince`), git's state included.
-    const prior = { tree, unreadable: new Map<string, string>(), gitKey: options.ignore.gitKey, secretFiles: new Set(cols.stats?.secretFiles ?? []) };
-    const scan = scanTreeFrom(options, prior, changed.paths, changed.folders);
-    if (scan === undefined) return undefined;
-    mark("walk: files listed");
-    const { newBytes } = await this.#read(scan, cache, undefined, onProgress);
-    this.#stats.save(cache);
-    const secretFiles = [...options.ignore.secretFiles].sort(walkOrder);
-    return { tree: scan.tree, unreadable: scan.unreadable, newBytes, limited: true, secretFiles, tooLarge: scan.large.sort(walkOrder) };
   }
 
   /** The files against the tree in `cols` by their stats (quick-status.ts): no read means they are that tree. */
@@ -304,93 +345,6 @@ export interface QuickBase {
   readonly tree: Tree;
   /** The comparison already made against `cols` (by `compare`, just before), not to be made twice. */
   readonly found?: StatCompared;
-}
-
-/** The stats of a full walk: folders' from the walk, files' from the stat cache where it holds this content. */
-function walkedStats(
-  key: string,
-  takenAt: number,
-  secretFiles: readonly string[],
-  seen: NonNullable<Scan["seen"]>,
-  cache: StatCache,
-  read: number,
-): WalkStats & { readonly read: number } {
-  return {
-    takenAt,
-    key,
-    secretFiles,
-    read,
-    // Every entry at once into the columns written, no array per file (a first snapshot of 10,000 files writes them all).
-    bulk: (tree) => {
-      const dirs = new Float64Array(DIR_STAT * tree.dirs.size).fill(Number.NaN);
-      let i = 0;
-      for (const p of tree.dirs.keys()) {
-        const st = seen.dirs.get(p);
-        if (st !== undefined) dirs.set(st, i);
-        i += DIR_STAT;
-      }
-      const files = new Float64Array(FILE_STAT * tree.files.size).fill(Number.NaN);
-      let j = 0;
-      for (const [p, f] of tree.files) {
-        if (f.type === "f") cache.statInto(p, f.hash, f.size, files, j);
-        else {
-          const st = seen.others.get(p);
-          if (st !== undefined) files.set(st, j);
-        }
-        j += FILE_STAT;
-      }
-      return { dirs, files };
-    },
-    dir: (path) => seen.dirs.get(path),
-    file: (path, f) => (f.type === "f" ? cachedStat(cache, path, f) : seen.others.get(path)),
-  };
-}
-
-/** The stats of a quick walk: the kept ones, but for the files read again (from the stat cache). */
-function quickStats(cols: TreeColumns, found: StatCompared, cache: StatCache): WalkStats & { readonly read: number } {
-  const stats = cols.stats as NonNullable<TreeColumns["stats"]>;
-  const reread = new Set(found.reads.map((r) => r.path));
-  return {
-    // Kept entries were not racy at the walk that took them, and so are not now.
-    takenAt: found.takenAt,
-    from: { cols, reread: found.reads },
-    key: stats.key,
-    secretFiles: found.secretFiles,
-    read: trustable(found.reads, found.takenAt),
-    bulk: (tree) => {
-      // The kept columns as they are, when the tree has the same entries in the same order (a quick walk's does).
-      if (tree.dirs.size !== cols.nDirs || tree.files.size !== cols.nFiles) return undefined;
-      let i = 0;
-      for (const p of tree.dirs.keys()) if (cols.strings[i++] !== p) return undefined;
-      for (const p of tree.files.keys()) if (cols.strings[i++] !== p) return undefined;
-      const files = stats.files.slice();
-      for (const r of found.reads) {
-        const f = tree.files.get(r.path);
-        if (f?.type !== "f" || !cache.statInto(r.path, f.hash, f.size, files, r.j * FILE_STAT))
-          files.fill(Number.NaN, r.j * FILE_STAT, r.j * FILE_STAT + FILE_STAT);
-      }
-      return { dirs: stats.dirs, files };
-    },
-    dir: (path, i) => (cols.strings[i] === path ? Array.from(stats.dirs.subarray(i * DIR_STAT, i * DIR_STAT + DIR_STAT)) : undefined),
-    file: (path, f, j) => {
-      if (reread.has(path)) return f.type === "f" ? cachedStat(cache, path, f) : undefined;
-      return cols.strings[cols.nDirs + j] === path ? Array.from(stats.files.subarray(j * FILE_STAT, j * FILE_STAT + FILE_STAT)) : undefined;
-    },
-  };
-}
-
-/**
- * How many of the files read a fresh write of the stats would spare reading next time: those
- * not modified within a second of the walk (racy ones are read again whatever is written).
- */
-function trustable(read: readonly { readonly st: { readonly mtimeMs: number } }[], takenAt: number): number {
-  let n = 0;
-  for (const r of read) if (r.st.mtimeMs < takenAt - 1000) n++;
-  return n;
-}
-
-/** A file's [mtimeMs, ctimeMs, ino, st_mode] from the stat cache, if it holds this content. */
-function cachedStat(cache: StatCache, path: string, f: FileInfo): number[] | undefined {
-  const out = new Float64Array(FILE_STAT);
-  return cache.statInto(path, f.hash, f.size, out, 0) ? Array.from(out) : undefined;
+  /** That comparison found a folder changed: the walk goes by what changed (`#changedWalk`) without making it again. */
+  readonly foldersChanged?: boolean;
 }

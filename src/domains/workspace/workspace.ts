@@ -118,8 +118,8 @@ export class Workspace {
     }
     const base = await this.#base();
     // A folder changed: a walk of what changed since the kept stats (`changedSince`), else a whole one.
-    const limited = quick && !found && base?.quick?.cols === quick ? await this.#scanner.changedScan(quick, base.quick.tree) : undefined;
-    const { tree, unreadable, secretFiles, tooLarge: large } = limited ?? (await this.#scan(false));
+    const changedFolders = quick && !found && base?.quick?.cols === quick ? { ...base.quick, foldersChanged: true } : undefined;
+    const { tree, unreadable, secretFiles, tooLarge: large, limited } = await this.#scan(false, undefined, undefined, changedFolders);
     const changes = compareTrees(base?.tree ?? emptyTree(), tree);
     if (tried && base !== null && !limited) this.#scanner.keepStats(this.#treeCachePath, base.checkpoint.filesRoot as Hash, base.tree, tree, changes);
     return {
@@ -214,7 +214,8 @@ export class Workspace {
     const base = await this.#base();
     // A comparison by stats just made against the same columns is not made again; one that found a folder changed, not at all.
     const known = found ?? (compared?.cols === base?.quick?.cols ? compared?.found : undefined);
-    const quick = base?.quick && (cols === base.quick.cols && !found ? undefined : known ? { ...base.quick, found: known } : base.quick);
+    const quick =
+      base?.quick && (cols === base.quick.cols && !found ? { ...base.quick, foldersChanged: true } : known ? { ...base.quick, found: known } : base.quick);
     mark("snapshot: last snapshot's tree read");
     // A walk made before the epoch was read is as good as one made now: every hash in it is
     // checked to be stored (or its file stored) below, after the read.
