@@ -200,3 +200,19 @@ describe("snapshot after names changed", () => {
     );
   });
 });
+
+describe("status just after a snapshot", () => {
+  it("walks what the racy folders hold, writes the stats again, and says what a walk says", async () => {
+    const b = await workspaceBench();
+    for (const [p, data] of Object.entries(tree)) put(b.root, p, data);
+    const one = await b.ws.snapshot("one"); // folders written just now: racy for this walk
+    const root = one.snapshot.filesRoot as string;
+    const before = readTreeColumns(cachePath(b.root), root)?.stats?.takenAt as number;
+    writeFileSync(join(b.root, "src/a.ts"), "a changed\n");
+    const got = await (await b.open()).status();
+    expect(lines(got.changes)).toEqual(["modified src/a.ts"]);
+    expect(got).toEqual(await walkedStatus(b));
+    // The snapshot's tree written again with the stats this status took (quick once the folders are no longer racy).
+    expect(readTreeColumns(cachePath(b.root), root)?.stats?.takenAt).toBeGreaterThan(before);
+  });
+});

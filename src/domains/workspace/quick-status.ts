@@ -230,6 +230,9 @@ export function changedSince(root: string, cols: TreeColumns, settings: WalkSett
       folderStats.set(dir, [st[ST_MTIME] as number, st[ST_CTIME] as number, st[ST_INO] as number]);
     }
   }
+  // Most folders changed (a branch checked out, or all racy just after a walk): the whole walk is as cheap, and the files need no lstat here.
+  const most = Math.max(64, nDirs / 4);
+  if (folders.size > most) return undefined;
   const files = stats.files;
   const whole = inRoot(root, (base) => {
     for (let j = 0; j < nFiles; j++) {
@@ -260,8 +263,7 @@ export function changedSince(root: string, cols: TreeColumns, settings: WalkSett
     }
     return true;
   });
-  // Most folders changed (a branch checked out): the whole walk is as cheap.
-  if (!whole || folders.size > Math.max(64, nDirs / 4)) return undefined;
+  if (!whole || folders.size > most) return undefined;
   return { folders: [...folders], paths, folderStats };
 }
 

@@ -217,7 +217,7 @@ export class Scanner {
    * folder, when the walk found the same names in each; every file found as the snapshot has
    * it (a modified one is left unknown, and read by each status until the next snapshot). So
    * a cache written by a walk of racy files, by an older Forge, or before many files were
-   * `touch`ed, is made quick once. Nothing when `tree` is not this object's last full walk.
+   * `touch`ed, is made quick once. Nothing when `tree` is not this object's last walk (whole, or of what changed).
    */
   keepStats(path: string, root: Hash, base: Tree, tree: Tree, changes: readonly FileChange[]): void {
     const stats = this.walkStats(tree);

@@ -119,9 +119,9 @@ export class Workspace {
     const base = await this.#base();
     // A folder changed: a walk of what changed since the kept stats (`changedSince`), else a whole one.
     const changedFolders = quick && !found && base?.quick?.cols === quick ? { ...base.quick, foldersChanged: true } : undefined;
-    const { tree, unreadable, secretFiles, tooLarge: large, limited } = await this.#scan(false, undefined, undefined, changedFolders);
+    const { tree, unreadable, secretFiles, tooLarge: large } = await this.#scan(false, undefined, undefined, changedFolders);
     const changes = compareTrees(base?.tree ?? emptyTree(), tree);
-    if (tried && base !== null && !limited) this.#scanner.keepStats(this.#treeCachePath, base.checkpoint.filesRoot as Hash, base.tree, tree, changes);
+    if (tried && base !== null) this.#scanner.keepStats(this.#treeCachePath, base.checkpoint.filesRoot as Hash, base.tree, tree, changes);
     return {
       base: base?.checkpoint ?? null,
       changes,
