@@ -1,30 +1,16 @@
 // A status after names were added, removed or renamed: the comparison by stats finds the
 // folders whose entries changed, and a walk lists only those again (quick-status.ts
 // changedSince, walk.ts scanTreeFrom with `relisted`). Every answer must be a whole walk's.
-import { lstatSync, lutimesSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { changedSince, statCompare, type WalkSettings } from "../../src/domains/workspace/quick-status.js";
 import { readTreeColumns } from "../../src/domains/workspace/tree-cache.js";
 import { DEFAULT_MAX_FILE_BYTES, type FileChange } from "../../src/domains/workspace/workspace.js";
-import { type Bench, put, workspaceBench } from "./support.js";
+import { type Bench, put, workspaceBench, age, walkedStatus, cachePath } from "./support.js";
 
 const SETTINGS: WalkSettings = { ignore: [], secretFiles: undefined, maxFileBytes: DEFAULT_MAX_FILE_BYTES };
-const HOUR_AGO_S = Math.floor(Date.now() / 1000) - 3600;
-const cachePath = (root: string) => join(root, ".forge", "tree-cache.bin");
 const lines = (changes: readonly FileChange[]) => changes.map((c) => `${c.kind} ${c.path}${c.from === undefined ? "" : ` <- ${c.from}`}`);
-
-function age(dir: string): void {
-  for (const name of readdirSync(dir)) {
-    if (name === ".forge") continue;
-    const abs = join(dir, name);
-    const st = lstatSync(abs);
-    if (st.isDirectory()) age(abs);
-    if (st.isSymbolicLink()) lutimesSync(abs, HOUR_AGO_S, HOUR_AGO_S);
-    else utimesSync(abs, HOUR_AGO_S, HOUR_AGO_S);
-  }
-  utimesSync(dir, HOUR_AGO_S, HOUR_AGO_S);
-}
 
 const tree: Record<string, string> = {
   "top.txt": "top\n",
@@ -42,17 +28,6 @@ async function bench(): Promise<Bench> {
   age(b.root);
   await b.ws.snapshot("one");
   return b;
-}
-
-/** The status a fresh Workspace gives with no tree cache (a whole walk); the cache is put back after. */
-async function walkedStatus(b: Bench) {
-  const kept = readFileSync(cachePath(b.root));
-  rmSync(cachePath(b.root));
-  try {
-    return await (await b.open()).status();
-  } finally {
-    writeFileSync(cachePath(b.root), kept);
-  }
 }
 
 /** The folders changed (no quick status), the limited walk applies, and the status is a whole walk's. */

@@ -2,30 +2,16 @@
 // with no tree built: its folder objects must be byte for byte those a walk from scratch makes,
 // whatever the tree holds (nested folders, symlinks, files too large, empty folders, names that
 // sort next to a folder's), and it must give way to a walk whenever it cannot say.
-import { lstatSync, mkdirSync, readdirSync, rmSync, symlinkSync, unlinkSync, utimesSync, lutimesSync } from "node:fs";
+import { mkdirSync, rmSync, symlinkSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { statCompare, type WalkSettings } from "../../src/domains/workspace/quick-status.js";
 import { quickTree } from "../../src/domains/workspace/quick-snapshot.js";
 import { readTreeColumns } from "../../src/domains/workspace/tree-cache.js";
-import { type Bench, put, workspaceBench } from "./support.js";
+import { type Bench, put, workspaceBench, age, cachePath } from "./support.js";
 
 const MAX = 200;
 const SETTINGS: WalkSettings = { ignore: [], secretFiles: undefined, maxFileBytes: MAX };
-const HOUR_AGO_S = Math.floor(Date.now() / 1000) - 3600;
-const cachePath = (root: string) => join(root, ".forge", "tree-cache.bin");
-
-function age(dir: string): void {
-  for (const name of readdirSync(dir)) {
-    if (name === ".forge") continue;
-    const abs = join(dir, name);
-    const st = lstatSync(abs);
-    if (st.isDirectory()) age(abs);
-    if (st.isSymbolicLink()) lutimesSync(abs, HOUR_AGO_S, HOUR_AGO_S);
-    else utimesSync(abs, HOUR_AGO_S, HOUR_AGO_S);
-  }
-  utimesSync(dir, HOUR_AGO_S, HOUR_AGO_S);
-}
 
 /** A tree with a bit of everything, aged, snapshot "one" taken (a walk). */
 async function richBench(): Promise<{ b: Bench; regular: string[] }> {

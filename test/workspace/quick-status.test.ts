@@ -1,45 +1,15 @@
 // The quick status (by stats alone, against the tree cache's FTC2 stats) must say what a full walk says, and give way to one whenever it cannot.
-import {
-  chmodSync,
-  lstatSync,
-  lutimesSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  truncateSync,
-  unlinkSync,
-  utimesSync,
-  writeFileSync,
-} from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, truncateSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { readTree, type Tree } from "../../src/objects/file-tree.js";
 import { quickStatus, type WalkSettings } from "../../src/domains/workspace/quick-status.js";
 import { readTreeColumns, treeFromColumns } from "../../src/domains/workspace/tree-cache.js";
 import { DEFAULT_MAX_FILE_BYTES, type FileChange } from "../../src/domains/workspace/workspace.js";
-import { type Bench, git, put, workspaceBench } from "./support.js";
+import { type Bench, git, put, workspaceBench, age, walkedStatus, cachePath, HOUR_AGO_S } from "./support.js";
 
 const SETTINGS: WalkSettings = { ignore: [], secretFiles: undefined, maxFileBytes: DEFAULT_MAX_FILE_BYTES };
-const HOUR_AGO_S = Math.floor(Date.now() / 1000) - 3600;
-const cachePath = (root: string) => join(root, ".forge", "tree-cache.bin");
 const lines = (changes: readonly FileChange[]) => changes.map((c) => `${c.kind} ${c.path}${c.from === undefined ? "" : ` <- ${c.from}`}`);
-
-/** Sets the times of everything under `dir` (but .forge and .git) to `s` seconds: nothing racy at the next snapshot. */
-function age(dir: string, s = HOUR_AGO_S): void {
-  for (const name of readdirSync(dir)) {
-    if (name === ".forge" || name === ".git") continue;
-    const abs = join(dir, name);
-    const st = lstatSync(abs);
-    if (st.isDirectory()) age(abs, s);
-    if (st.isSymbolicLink()) lutimesSync(abs, s, s);
-    else utimesSync(abs, s, s);
-  }
-  utimesSync(dir, s, s);
-}
 
 async function headRoot(b: Bench): Promise<string> {
   return (await b.ws.session.head()).checkpoint?.filesRoot as string;
@@ -49,18 +19,6 @@ async function headRoot(b: Bench): Promise<string> {
 async function quick(b: Bench, settings = SETTINGS) {
   const cols = readTreeColumns(cachePath(b.root), await headRoot(b));
   return cols && quickStatus(b.root, cols, settings);
-}
-
-/** The status a fresh Workspace gives with no tree cache to go by (a full walk); the cache is put back after. */
-async function walkedStatus(b: Bench, options: Parameters<Bench["open"]>[0] = {}) {
-  const path = cachePath(b.root);
-  const kept = readFileSync(path);
-  rmSync(path);
-  try {
-    return await (await b.open(options)).status();
-  } finally {
-    writeFileSync(path, kept);
-  }
 }
 
 /** A fresh Workspace's status (quick when it can be), checked against the full walk's and the expected changes. */

@@ -3,7 +3,20 @@
 // and an unprivileged user to run the `forge` command as (test/support/cli.ts runs it).
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, writeFileSync, type Stats } from "node:fs";
+import {
+  chmodSync,
+  lstatSync,
+  lutimesSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  utimesSync,
+  writeFileSync,
+  type Stats,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { onTestFinished } from "vitest";
 import { openStore, type Store } from "../../src/index.js";
@@ -164,4 +177,35 @@ export function unprivilegedUser(): RunAs {
   const uid = Number(execFileSync("id", ["-u", "nobody"], { encoding: "utf8" }).trim());
   const gid = Number(execFileSync("id", ["-g", "nobody"], { encoding: "utf8" }).trim());
   return { uid, gid };
+}
+
+/** An hour ago, in seconds: times set to it are never racy at the next snapshot. */
+export const HOUR_AGO_S = Math.floor(Date.now() / 1000) - 3600;
+
+/** The tree cache of the workspace at `root` (.forge/tree-cache.bin). */
+export const cachePath = (root: string): string => join(root, ".forge", "tree-cache.bin");
+
+/** Sets the times of everything under `dir` (but .forge and .git) to `s` seconds: nothing racy at the next snapshot. */
+export function age(dir: string, s = HOUR_AGO_S): void {
+  for (const name of readdirSync(dir)) {
+    if (name === ".forge" || name === ".git") continue;
+    const abs = join(dir, name);
+    const st = lstatSync(abs);
+    if (st.isDirectory()) age(abs, s);
+    if (st.isSymbolicLink()) lutimesSync(abs, s, s);
+    else utimesSync(abs, s, s);
+  }
+  utimesSync(dir, s, s);
+}
+
+/** The status a fresh Workspace gives with no tree cache to go by (a whole walk); the cache is put back after. */
+export async function walkedStatus(b: Bench, options: Omit<WorkspaceOptions, "root"> = {}) {
+  const path = cachePath(b.root);
+  const kept = readFileSync(path);
+  rmSync(path);
+  try {
+    return await (await b.open(options)).status();
+  } finally {
+    writeFileSync(path, kept);
+  }
 }

@@ -2,15 +2,12 @@
 // patchInPlace): the file must then hold exactly the tree and stats a whole write would, and a
 // file that changed under the patch (another process, a crash between the writes) must never be
 // trusted — a status then says what a walk says.
-import { lstatSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { lstatSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readTree, type Tree } from "../../src/objects/file-tree.js";
 import { type Edit, patchInPlace, readTreeColumns, treeFromColumns } from "../../src/domains/workspace/tree-cache.js";
-import { type Bench, put, workspaceBench } from "./support.js";
+import { type Bench, put, workspaceBench, age, walkedStatus, cachePath } from "./support.js";
 
-const HOUR_AGO_S = Math.floor(Date.now() / 1000) - 3600;
-const cachePath = (root: string) => join(root, ".forge", "tree-cache.bin");
 const sorted = (t: Tree) => ({ files: [...t.files].sort(([x], [y]) => (x < y ? -1 : 1)), dirs: [...t.dirs].sort(([x], [y]) => (x < y ? -1 : 1)) });
 
 /** The edits that make `was` into `next` (same length): one per run of differing bytes. */
@@ -26,17 +23,6 @@ function editsBetween(was: Buffer, next: Buffer): Edit[] {
   return edits;
 }
 
-/** Sets the times of everything under `dir` (but .forge) an hour back: nothing racy at the next snapshot. */
-function age(dir: string): void {
-  for (const name of readdirSync(dir)) {
-    if (name === ".forge") continue;
-    const abs = join(dir, name);
-    if (lstatSync(abs).isDirectory()) age(abs);
-    utimesSync(abs, HOUR_AGO_S, HOUR_AGO_S);
-  }
-  utimesSync(dir, HOUR_AGO_S, HOUR_AGO_S);
-}
-
 /** 3,000 files in 30 folders (a cache of many pages), aged, snapshot "one" taken. */
 async function bigBench(): Promise<Bench> {
   const b = await workspaceBench();
@@ -44,17 +30,6 @@ async function bigBench(): Promise<Bench> {
   age(b.root);
   await b.ws.snapshot("one");
   return b;
-}
-
-/** The status a fresh Workspace gives with no tree cache (a full walk); the cache file is put back after. */
-async function walkedStatus(b: Bench) {
-  const kept = readFileSync(cachePath(b.root));
-  rmSync(cachePath(b.root));
-  try {
-    return await (await b.open()).status();
-  } finally {
-    writeFileSync(cachePath(b.root), kept);
-  }
 }
 
 describe("tree cache written in place", () => {

@@ -2,11 +2,42 @@
 // status: a whole walk's (folders from its listing, files from the stat cache), a quick
 // walk's (the kept stats, the files read again from the stat cache), and a walk limited to
 // what changed (the kept stats where it did not look again).
-import type { FileInfo } from "../../objects/file-tree.js";
+import type { FileInfo, Tree } from "../../objects/file-tree.js";
 import type { ChangedSince, StatCompared } from "./quick-status.js";
 import type { StatCache } from "./stat-cache.js";
 import { DIR_STAT, FILE_STAT, type TreeColumns, type WalkStats } from "./tree-cache.js";
 import type { Scan } from "./walk.js";
+
+/** Every entry's stats at once, in the tree's order, into the columns written (NaN where none): no array per entry. */
+function bulkStats(
+  tree: Tree,
+  dirOf: (path: string) => ArrayLike<number> | undefined,
+  fileInto: (path: string, f: FileInfo, out: Float64Array, at: number) => void,
+): { dirs: Float64Array; files: Float64Array } {
+  const dirs = new Float64Array(DIR_STAT * tree.dirs.size).fill(Number.NaN);
+  let i = 0;
+  for (const p of tree.dirs.keys()) {
+    const st = dirOf(p);
+    if (st !== undefined) dirs.set(st, i);
+    i += DIR_STAT;
+  }
+  const files = new Float64Array(FILE_STAT * tree.files.size).fill(Number.NaN);
+  let j = 0;
+  for (const [p, f] of tree.files) {
+    fileInto(p, f, files, j);
+    j += FILE_STAT;
+  }
+  return { dirs, files };
+}
+
+/** A file's stats as a walk saw them: a regular file's from the stat cache (where it holds this content), any other's from the walk. */
+function walkedFileInto(seen: NonNullable<Scan["seen"]>, cache: StatCache, path: string, f: FileInfo, out: Float64Array, at: number): void {
+  if (f.type === "f") cache.statInto(path, f.hash, f.size, out, at);
+  else {
+    const st = seen.others.get(path);
+    if (st !== undefined) out.set(st, at);
+  }
+}
 
 /** The stats of a full walk: folders' from the walk, files' from the stat cache where it holds this content. */
 export function walkedStats(
@@ -23,26 +54,12 @@ export function walkedStats(
     secretFiles,
     read,
     // Every entry at once into the columns written, no array per file (a first snapshot of 10,000 files writes them all).
-    bulk: (tree) => {
-      const dirs = new Float64Array(DIR_STAT * tree.dirs.size).fill(Number.NaN);
-      let i = 0;
-      for (const p of tree.dirs.keys()) {
-        const st = seen.dirs.get(p);
-        if (st !== undefined) dirs.set(st, i);
-        i += DIR_STAT;
-      }
-      const files = new Float64Array(FILE_STAT * tree.files.size).fill(Number.NaN);
-      let j = 0;
-      for (const [p, f] of tree.files) {
-        if (f.type === "f") cache.statInto(p, f.hash, f.size, files, j);
-        else {
-          const st = seen.others.get(p);
-          if (st !== undefined) files.set(st, j);
-        }
-        j += FILE_STAT;
-      }
-      return { dirs, files };
-    },
+    bulk: (tree) =>
+      bulkStats(
+        tree,
+        (p) => seen.dirs.get(p),
+        (p, f, out, at) => walkedFileInto(seen, cache, p, f, out, at),
+      ),
     dir: (path) => seen.dirs.get(path),
     file: (path, f) => (f.type === "f" ? cachedStat(cache, path, f) : seen.others.get(path)),
   };
@@ -99,30 +116,19 @@ export function changedStats(
     secretFiles,
     read,
     // Every entry at once into the columns written: an array per entry cost ~20 ms at 10,000 files.
-    bulk: (tree) => {
-      const dirs = new Float64Array(DIR_STAT * tree.dirs.size).fill(Number.NaN);
-      let i = 0;
-      for (const p of tree.dirs.keys()) {
-        const st = dirNow(p);
-        const k = st === undefined ? keptDirPlace(p) : undefined;
-        if (st !== undefined) dirs.set(st, i);
-        else if (k !== undefined) dirs.set(kept.dirs.subarray(k * DIR_STAT, k * DIR_STAT + DIR_STAT), i);
-        i += DIR_STAT;
-      }
-      const files = new Float64Array(FILE_STAT * tree.files.size).fill(Number.NaN);
-      let j = 0;
-      for (const [p, f] of tree.files) {
-        const k = keptPlace(p);
-        if (k !== undefined) files.set(kept.files.subarray(k * FILE_STAT, k * FILE_STAT + FILE_STAT), j);
-        else if (f.type === "f") cache.statInto(p, f.hash, f.size, files, j);
-        else {
-          const st = seen.others.get(p);
-          if (st !== undefined) files.set(st, j);
-        }
-        j += FILE_STAT;
-      }
-      return { dirs, files };
-    },
+    bulk: (tree) =>
+      bulkStats(
+        tree,
+        (p) => {
+          const k = keptDirPlace(p);
+          return dirNow(p) ?? (k === undefined ? undefined : kept.dirs.subarray(k * DIR_STAT, k * DIR_STAT + DIR_STAT));
+        },
+        (p, f, out, at) => {
+          const k = keptPlace(p);
+          if (k === undefined) walkedFileInto(seen, cache, p, f, out, at);
+          else out.set(kept.files.subarray(k * FILE_STAT, k * FILE_STAT + FILE_STAT), at);
+        },
+      ),
     dir: (path) => {
       const st = dirNow(path);
       const k = st === undefined ? keptDirPlace(path) : undefined;
