@@ -12,13 +12,13 @@ import { ForgeError } from "../../core/errors.js";
 import type { ProgressListener } from "../../core/progress.js";
 import type { FileInfo } from "../../objects/file-tree.js";
 import { sha256, type Hash } from "../../objects/hash.js";
-import { dirNodeText, type DirEntry, type DirEntryType } from "../../objects/node.js";
+import { dirNodeText, type DirEntry } from "../../objects/node.js";
 import type { ObjectStore } from "../../objects/object-store.js";
 import type { StatCompared } from "./quick-status.js";
 import { StatCache } from "./stat-cache.js";
-import { FILE_STAT, type CachePatch, type TreeColumns } from "./tree-cache.js";
+import { FILE_STAT, fileEntry, type CachePatch, type TreeColumns } from "./tree-cache.js";
 import { sameEntry, type FileChange } from "./tree-compare.js";
-import { hashPending } from "./walk.js";
+import { hashPending, hashingProgress } from "./walk.js";
 
 /** A snapshot's tree as the kept columns and what changed in them. */
 export interface QuickTree {
@@ -61,7 +61,7 @@ export async function quickTree(
     unreadable: new Map<string, string>(),
     large: [],
   };
-  const { newBytes } = await hashPending(scan, root, cache, objects, onProgress && ((done, total) => onProgress({ phase: "hashing files", done, total })));
+  const { newBytes } = await hashPending(scan, root, cache, objects, hashingProgress(onProgress));
   const read = scan.tree.files;
   let bytes = 0;
   for (let j = 0; j < nFiles; j++) bytes += nums[nDirs + 2 * j + 1] as number;
@@ -75,7 +75,7 @@ export async function quickTree(
     // The stats the file was read with, kept unless it changed while read (then NaN: read again next time).
     if (!cache.statInto(r.path, now.hash, now.size, fileStats, r.j * FILE_STAT)) fileStats.fill(Number.NaN, r.j * FILE_STAT, r.j * FILE_STAT + FILE_STAT);
     patched.push({ j: r.j, info: now });
-    const before = fileAt(cols, r.j);
+    const before = fileEntry(cols, r.j);
     if (sameEntry(before, now)) continue;
     changed.set(r.j, now);
     bytes += now.size - before.size;
@@ -95,17 +95,6 @@ export async function quickTree(
     secretFiles: found.secretFiles,
     patch: { root: built.root, dirHashes: built.dirHashes, files: patched, takenAt: found.takenAt, dirStats: stats.dirs, fileStats },
   };
-}
-
-const NO_HASH = "0".repeat(64);
-
-/** File `j` of the columns as a tree entry ("" for no hash, as `treeFromColumns` gives it). */
-function fileAt(cols: TreeColumns, j: number, target?: string): FileInfo {
-  const { nDirs, nums, types } = cols;
-  const type = String.fromCharCode(types[j] as number) as Exclude<DirEntryType, "d">;
-  const h = cols.hashOf(nDirs + j);
-  const info = { type, mode: nums[nDirs + 2 * j] as number, size: nums[nDirs + 2 * j + 1] as number, hash: h === NO_HASH ? "" : h };
-  return target === undefined ? info : { ...info, target };
 }
 
 /**
@@ -141,7 +130,7 @@ function buildFromColumns(cols: TreeColumns, changed: ReadonlyMap<number, FileIn
     const slash = path.lastIndexOf("/");
     const list = dirty.get(slash < 0 ? "" : path.slice(0, slash));
     if (list === undefined) continue;
-    const f = changed.get(j) ?? fileAt(cols, j, target);
+    const f = changed.get(j) ?? fileEntry(cols, j, target);
     const name = slash < 0 ? path : path.slice(slash + 1);
     list.push(f.type === "l" ? [f.hash, name, f.type, f.mode, f.size, f.target ?? ""] : [f.hash, name, f.type, f.mode, f.size]);
   }

@@ -14,14 +14,13 @@
 import { mark } from "../../core/trace.js";
 import { readBlob } from "../../objects/blob-read.js";
 import { blobObjects, type FileInfo } from "../../objects/file-tree.js";
-import type { DirEntryType } from "../../objects/node.js";
 import { S_IFDIR, S_IFMT, S_IFREG, ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE, inRoot, statBuffer, walkLstat } from "./fast-stat.js";
 import { gitView } from "./git-view.js";
 import { ignoreFileKey } from "./ignore-rules.js";
 import { walkOrder } from "./names.js";
 import { secretByContent, type SecretFilesOption } from "./secret-files.js";
 import type { StatSignature } from "./stat-cache.js";
-import { DIR_STAT, FILE_STAT, type TreeColumns } from "./tree-cache.js";
+import { DIR_STAT, FILE_STAT, fileEntry, type TreeColumns } from "./tree-cache.js";
 import type { FileChange } from "./tree-compare.js";
 
 /** A file modified this close to the walk (or after it) may have changed again unseen: hashed. */
@@ -59,47 +58,57 @@ const settingsText = (s: WalkSettings) => JSON.stringify([s.ignore, s.secretFile
  * it did not enter keep the earlier walk's names, and so the ignore files that decided them.
  */
 export function mergedKey(priorKey: string, settings: WalkSettings, git: GitDepends, sources: readonly (readonly [string, string])[]): string | undefined {
-  let k: { git?: GitDepends; sources?: [string, string][] };
-  try {
-    k = JSON.parse(priorKey) as typeof k;
-  } catch {
-    return undefined;
-  }
-  if (!Array.isArray(k.sources) || k.git === undefined) return undefined;
+  const k = readKey(priorKey);
+  if (k === undefined) return undefined;
   const merged = new Map<string, string>(k.sources);
   for (const [path, key] of sources) merged.set(path, key);
-  const was = k.git;
   // Both walks saw the same git (the earlier key held): this one's keys, and the index if either asked it.
-  const both = git === null || was === null ? null : { index: git.index ?? was.index, excludes: git.excludes };
+  const both = git === null || k.git === null ? null : { index: git.index ?? k.git.index, excludes: git.excludes };
   return walkKey(settings, both, [...merged]);
 }
 
 /** The ignore files a key names, with the stat each had ("-": none). */
 export function keySources(key: string): Map<string, string> {
-  try {
-    const k = JSON.parse(key) as { sources?: unknown };
-    return new Map(Array.isArray(k.sources) ? (k.sources as [string, string][]) : []);
-  } catch {
-    return new Map();
-  }
+  return new Map(readKey(key)?.sources ?? []);
 }
 
-/** Whether a walk now would take the same names as the one that wrote `key`, given the same listings. */
-function keyHolds(key: string, root: string, settings: WalkSettings): boolean {
+/** A walk key's parts, if it is one this version wrote. */
+function readKey(key: string): { settings: unknown; git: GitDepends; sources: [string, string][] } | undefined {
   let k: { v?: unknown; settings?: unknown; git?: unknown; sources?: unknown };
   try {
     k = JSON.parse(key) as typeof k;
   } catch {
-    return false;
+    return undefined;
   }
-  if (k.v !== KEY_VERSION || k.settings !== settingsText(settings) || !Array.isArray(k.sources)) return false;
-  for (const s of k.sources as unknown[]) {
-    if (!Array.isArray(s) || typeof s[0] !== "string" || ignoreFileKey(s[0]) !== s[1]) return false;
-  }
-  const was = k.git as GitDepends | undefined;
+  if (k.v !== KEY_VERSION || !Array.isArray(k.sources) || k.git === undefined) return undefined;
+  if (!(k.sources as unknown[]).every((s) => Array.isArray(s) && typeof s[0] === "string" && typeof s[1] === "string")) return undefined;
+  return { settings: k.settings, git: k.git as GitDepends, sources: k.sources as [string, string][] };
+}
+
+/** Whether a walk now would take the same names as the one that wrote `key`, given the same listings. */
+function keyHolds(key: string, root: string, settings: WalkSettings): boolean {
+  const k = readKey(key);
+  if (k === undefined || k.settings !== settingsText(settings)) return false;
+  for (const [path, stat] of k.sources) if (ignoreFileKey(path) !== stat) return false;
+  const was = k.git;
   const now = gitView(root);
-  if (was === null || now === null || was === undefined) return was === null && now === null;
+  if (was === null || now === null) return was === null && now === null;
   return was.excludes === now.excludesKey && (was.index === null || was.index === now.indexKey);
+}
+
+/** Whether the lstat in `st` is the one kept for file `j` (times, inode, mode, size), and not racy: the file is the tree's entry. */
+function keptAsIs(st: Float64Array, cols: TreeColumns, j: number, racyFrom: number): boolean {
+  const files = (cols.stats as NonNullable<TreeColumns["stats"]>).files;
+  const s = j * FILE_STAT;
+  const mtime = st[ST_MTIME] as number;
+  return (
+    mtime < racyFrom &&
+    mtime === files[s] &&
+    st[ST_CTIME] === files[s + 1] &&
+    st[ST_INO] === files[s + 2] &&
+    st[ST_MODE] === files[s + 3] &&
+    st[ST_SIZE] === cols.nums[cols.nDirs + 2 * j + 1]
+  );
 }
 
 /** A file whose stats differ from those kept: its position in the columns and its stats now. */
@@ -126,7 +135,7 @@ export function statCompare(root: string, cols: TreeColumns, settings: WalkSetti
   const takenAt = Date.now();
   const stats = cols.stats;
   if (stats === undefined || !keyHolds(stats.key, root, settings)) return undefined;
-  const { nDirs, nFiles, strings, nums, types } = cols;
+  const { nDirs, nFiles, strings, types } = cols;
   const racyFrom = stats.takenAt - RACY_MS;
   const lstat = walkLstat(root);
   const st = statBuffer();
@@ -146,7 +155,7 @@ export function statCompare(root: string, cols: TreeColumns, settings: WalkSetti
   }
   // No folder changed: only the files' stats are left to compare (the caller stops the walk preload).
   foldersSame?.();
-  const files = stats.files;
+  const _files = stats.files;
   const reads: StatChange[] = [];
   const tooLarge: string[] = [];
   // The files by paths relative to the root where the process allows it (fast-stat.ts).
@@ -154,7 +163,7 @@ export function statCompare(root: string, cols: TreeColumns, settings: WalkSetti
     let readBytes = 0;
     for (let j = 0; j < nFiles; j++) {
       const path = strings[nDirs + j] as string;
-      const s = j * FILE_STAT;
+      const _s = j * FILE_STAT;
       try {
         if (!lstat(base + path, st)) return false; // deleted: its folder's times say so too, unless racy
       } catch {
@@ -165,9 +174,7 @@ export function statCompare(root: string, cols: TreeColumns, settings: WalkSetti
       const mode = st[ST_MODE] as number;
       const type = types[j] as number;
       if (type === 0x78 /* x */) tooLarge.push(path);
-      const same =
-        mtime === files[s] && st[ST_CTIME] === files[s + 1] && st[ST_INO] === files[s + 2] && mode === files[s + 3] && size === nums[nDirs + 2 * j + 1];
-      if (same && mtime < racyFrom) continue;
+      if (keptAsIs(st, cols, j, racyFrom)) continue;
       // Only a regular file's content is read here; a symlink, a file too large or unreadable, anything that changed kind: walk.
       // So does a file whose content decides whether it is a secret file (secret-files.ts).
       if (type !== 0x66 /* f */ || (mode & S_IFMT) !== S_IFREG || size > settings.maxFileBytes || secretByContent(path)) return false;
@@ -201,7 +208,7 @@ export interface ChangedSince {
 export function changedSince(root: string, cols: TreeColumns, settings: WalkSettings): ChangedSince | undefined {
   const stats = cols.stats;
   if (stats === undefined || !keyHolds(stats.key, root, settings)) return undefined;
-  const { nDirs, nFiles, strings, nums } = cols;
+  const { nDirs, nFiles, strings } = cols;
   const racyFrom = stats.takenAt - RACY_MS;
   const lstat = walkLstat(root);
   const st = statBuffer();
@@ -233,11 +240,11 @@ export function changedSince(root: string, cols: TreeColumns, settings: WalkSett
   // Most folders changed (a branch checked out, or all racy just after a walk): the whole walk is as cheap, and the files need no lstat here.
   const most = Math.max(64, nDirs / 4);
   if (folders.size > most) return undefined;
-  const files = stats.files;
+  const _files = stats.files;
   const whole = inRoot(root, (base) => {
     for (let j = 0; j < nFiles; j++) {
       const path = strings[nDirs + j] as string;
-      const s = j * FILE_STAT;
+      const _s = j * FILE_STAT;
       let there: boolean;
       try {
         there = lstat(base + path, st);
@@ -250,14 +257,7 @@ export function changedSince(root: string, cols: TreeColumns, settings: WalkSett
         folders.add(parentOf(path)); // gone: its folder is listed again
         continue;
       }
-      const mtime = st[ST_MTIME] as number;
-      const same =
-        mtime === files[s] &&
-        st[ST_CTIME] === files[s + 1] &&
-        st[ST_INO] === files[s + 2] &&
-        st[ST_MODE] === files[s + 3] &&
-        st[ST_SIZE] === nums[nDirs + 2 * j + 1];
-      if (same && mtime < racyFrom) continue;
+      if (keptAsIs(st, cols, j, racyFrom)) continue;
       paths.push(path);
       if (paths.length > MAX_READS) return false;
     }
@@ -281,7 +281,6 @@ export function quickStatus(root: string, cols: TreeColumns, settings: WalkSetti
   const found = statCompare(root, cols, settings, foldersSame);
   mark("quick: files stat'ed");
   if (found === undefined) return undefined;
-  const { nDirs, nums, types } = cols;
   const changes: FileChange[] = [];
   let stale = 0;
   for (const { j, path, st } of found.reads) {
@@ -291,12 +290,7 @@ export function quickStatus(root: string, cols: TreeColumns, settings: WalkSetti
     } catch {
       return undefined; // gone or unreadable since: the walk reports it as it does
     }
-    const before: FileInfo = {
-      type: String.fromCharCode(types[j] as number) as Exclude<DirEntryType, "d">,
-      mode: nums[nDirs + 2 * j] as number,
-      size: nums[nDirs + 2 * j + 1] as number,
-      hash: cols.hashOf(nDirs + j),
-    };
+    const before = fileEntry(cols, j);
     const after: FileInfo = { type: "f", mode: st.mode & 0o777, size: blob.length - 1, hash: blobObjects(blob).hash };
     if (after.hash === before.hash && after.mode === before.mode && after.size === before.size) stale++;
     else changes.push({ path, kind: "modified", before, after });

@@ -27,7 +27,7 @@ import { type TreeColumns, type WalkStats, writeTreeCache } from "./tree-cache.j
 import { sameDirs, sameEntry, type FileChange } from "./tree-compare.js";
 import { mark } from "../../core/trace.js";
 import { takeWalkPreload } from "./walk-preload.js";
-import { type PriorWalk, type Scan, fileNow, hashPending, scanTree, scanTreeFrom, walkOrder } from "./walk.js";
+import { type PriorWalk, type Scan, fileNow, hashPending, hashingProgress, scanTree, scanTreeFrom, walkOrder } from "./walk.js";
 
 /** A walk of the files: the tree, what could not be read, and the bytes it stored. */
 export interface Scanned {
@@ -272,7 +272,7 @@ export class Scanner {
 
   /** Reads and hashes the walk's pending files (see `hashPending`), telling `onProgress` as "hashing files". */
   #read(scan: Scan, cache: StatCache, objects: ObjectStore | undefined, onProgress?: ProgressListener): Promise<{ newBytes: number }> {
-    return hashPending(scan, this.#root, cache, objects, onProgress && ((done, total) => onProgress({ phase: "hashing files", done, total })));
+    return hashPending(scan, this.#root, cache, objects, hashingProgress(onProgress));
   }
 
   /** The files change under this object now (a restore): no walk limited to a hint until everything was walked again. */

@@ -357,6 +357,14 @@ function readCached(path: string, root: Hash | undefined): { root: Hash; tree: T
   return tree && { root: c.root, tree };
 }
 
+/** File `j` of the columns as a tree entry ("" for no hash, as `treeFromColumns` gives it); `target`: a symlink's. */
+export function fileEntry(c: TreeColumns, j: number, target?: string): FileInfo {
+  const type = String.fromCharCode(c.types[j] as number) as Exclude<DirEntryType, "d">;
+  const h = c.hashOf(c.nDirs + j);
+  const info = { type, mode: c.nums[c.nDirs + 2 * j] as number, size: c.nums[c.nDirs + 2 * j + 1] as number, hash: h === NO_HASH ? "" : h };
+  return target === undefined ? info : { ...info, target };
+}
+
 /** The tree the columns hold (its Maps in the columns' order); undefined if they contradict themselves. */
 export function treeFromColumns(c: TreeColumns): Tree | undefined {
   const { nDirs, nFiles, strings, nums, hex, types } = c;

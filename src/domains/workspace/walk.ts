@@ -6,6 +6,7 @@ import { readBlob } from "../../objects/blob-read.js";
 import { filesWorkerAvailable, readFiles } from "../../objects/compress-pool.js";
 import { readAndPack, type FileRead } from "../../objects/read-pack.js";
 import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE, statBuffer, walkLstat } from "./fast-stat.js";
+import type { ProgressListener } from "../../core/progress.js";
 import { ForgeError } from "../../core/errors.js";
 import type { Hash } from "../../objects/hash.js";
 import { blobObjects, type DirInfo, type FileInfo, type Tree } from "../../objects/file-tree.js";
@@ -396,6 +397,11 @@ async function hashShared(
   // Two requests in flight, so that the worker finds its next chunk queued when it finishes one.
   await Promise.all([worker(), worker(), main()]);
   return { newBytes };
+}
+
+/** `onProgress` told of `hashPending`'s progress as the phase "hashing files". */
+export function hashingProgress(onProgress?: ProgressListener): ((done: number, total: number) => void) | undefined {
+  return onProgress && ((done, total) => onProgress({ phase: "hashing files", done, total }));
 }
 
 /**
