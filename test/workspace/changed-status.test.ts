@@ -4,6 +4,7 @@
 import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { ignoredOnDisk } from "../../src/domains/workspace/ignore-rules.js";
 import { changedSince, statCompare, type WalkSettings } from "../../src/domains/workspace/quick-status.js";
 import { readTreeColumns } from "../../src/domains/workspace/tree-cache.js";
 import { DEFAULT_MAX_FILE_BYTES, type FileChange } from "../../src/domains/workspace/workspace.js";
@@ -37,6 +38,7 @@ async function limitedStatusIsTrue(b: Bench, expected: string[]) {
   expect(cols?.stats).toBeDefined();
   const c = cols as NonNullable<typeof cols>;
   expect(statCompare(b.root, c, SETTINGS)).toBeUndefined();
+  expect(statCompare(b.root, c, SETTINGS, undefined, () => ignoredOnDisk(b.root))).toBeUndefined(); // names changed: listing again cannot say
   expect(changedSince(b.root, c, SETTINGS)?.folders.length).toBeGreaterThan(0);
   const got = await (await b.open()).status();
   expect(got).toEqual(await walkedStatus(b));
@@ -177,7 +179,7 @@ describe("snapshot after names changed", () => {
 });
 
 describe("status just after a snapshot", () => {
-  it("walks what the racy folders hold, writes the stats again, and says what a walk says", async () => {
+  it("lists the racy folders again, finds the same names there, and says what a walk says by stats", async () => {
     const b = await workspaceBench();
     for (const [p, data] of Object.entries(tree)) put(b.root, p, data);
     const one = await b.ws.snapshot("one"); // folders written just now: racy for this walk
@@ -186,6 +188,34 @@ describe("status just after a snapshot", () => {
     writeFileSync(join(b.root, "src/a.ts"), "a changed\n");
     const got = await (await b.open()).status();
     expect(lines(got.changes)).toEqual(["modified src/a.ts"]);
+    expect(got).toEqual(await walkedStatus(b));
+    // No walk: the cache is as the snapshot wrote it (a status writes it again only after walking).
+    expect(readTreeColumns(cachePath(b.root), root)?.stats?.takenAt).toBe(before);
+  });
+
+  it("walks when a racy folder holds a name the snapshot lacks, or lacks one it has", async () => {
+    const b = await workspaceBench();
+    for (const [p, data] of Object.entries(tree)) put(b.root, p, data);
+    await b.ws.snapshot("one");
+    writeFileSync(join(b.root, "src/new.ts"), "new\n");
+    rmSync(join(b.root, "src/lib/deep/d.ts"));
+    writeFileSync(join(b.root, "src/node_modules-not"), "taken\n");
+    mkdirSync(join(b.root, "src/node_modules"));
+    writeFileSync(join(b.root, "src/node_modules/x.js"), "ignored\n");
+    const got = await (await b.open()).status();
+    expect(lines(got.changes)).toEqual(["deleted src/lib/deep/d.ts", "created src/new.ts", "created src/node_modules-not"]);
+    expect(got).toEqual(await walkedStatus(b));
+  });
+
+  it("walks when more folders are racy than are worth listing again, and writes the stats again", async () => {
+    const b = await workspaceBench();
+    for (let d = 0; d < 80; d++) put(b.root, `d${d}/f.txt`, `file ${d}\n`);
+    const one = await b.ws.snapshot("one"); // 81 folders written just now: racy, more than 64 to list again
+    const root = one.snapshot.filesRoot as string;
+    const before = readTreeColumns(cachePath(b.root), root)?.stats?.takenAt as number;
+    writeFileSync(join(b.root, "d3/f.txt"), "changed\n");
+    const got = await (await b.open()).status();
+    expect(lines(got.changes)).toEqual(["modified d3/f.txt"]);
     expect(got).toEqual(await walkedStatus(b));
     // The snapshot's tree written again with the stats this status took (quick once the folders are no longer racy).
     expect(readTreeColumns(cachePath(b.root), root)?.stats?.takenAt).toBeGreaterThan(before);

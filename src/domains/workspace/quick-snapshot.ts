@@ -93,7 +93,7 @@ export async function quickTree(
     bytes,
     tooLarge: found.tooLarge,
     secretFiles: found.secretFiles,
-    patch: { root: built.root, dirHashes: built.dirHashes, files: patched, takenAt: found.takenAt, dirStats: stats.dirs, fileStats },
+    patch: { root: built.root, dirHashes: built.dirHashes, files: patched, takenAt: found.takenAt, dirStats: found.dirStats ?? stats.dirs, fileStats },
   };
 }
 

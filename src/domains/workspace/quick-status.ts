@@ -11,6 +11,7 @@
 // something else, more changed files than is worth it — answers undefined, and the caller
 // walks as before. Racy entries (modified within a second of the walk) are hashed, never
 // trusted: a quick status says what a full walk would.
+import { type Dirent, readdirSync } from "node:fs";
 import { mark } from "../../core/trace.js";
 import { readBlob } from "../../objects/blob-read.js";
 import { blobObjects, type FileInfo } from "../../objects/file-tree.js";
@@ -125,13 +126,33 @@ export interface StatCompared {
   readonly reads: StatChange[];
   readonly tooLarge: string[];
   readonly secretFiles: readonly string[];
+  /**
+   * Every folder's stats to keep, when some were listed again (`IgnoredNow`): the kept ones
+   * but for those, as just taken. Absent when every folder was as kept.
+   */
+  readonly dirStats?: Float64Array;
 }
+
+/** Whether the walk leaves `path` out now (ignore-rules.ts `ignoredOnDisk`): names a folder listed again has and the kept tree lacks. */
+export type IgnoredNow = (path: string, isDir: boolean) => boolean;
 
 /**
  * Compares every folder's and file's stats in `cols` with the disk's: the files whose stats
  * differ (racy ones included), or undefined when a walk must say (see the top of this file).
+ *
+ * With `ignoredNow`, a folder whose stats moved (or that is racy) is listed again rather
+ * than sent to a walk: when it holds the names the kept tree has, of the same kinds (names
+ * the walk leaves out aside) and its mode is the same, only file contents can have changed
+ * in it — as after `git checkout` or an editor's save, which replace a file by a new one of
+ * the same name — and the comparison goes on, its new stats in `dirStats`.
  */
-export function statCompare(root: string, cols: TreeColumns, settings: WalkSettings, foldersSame?: () => void): StatCompared | undefined {
+export function statCompare(
+  root: string,
+  cols: TreeColumns,
+  settings: WalkSettings,
+  foldersSame?: () => void,
+  ignoredNow?: () => IgnoredNow,
+): StatCompared | undefined {
   const takenAt = Date.now();
   const stats = cols.stats;
   if (stats === undefined || !keyHolds(stats.key, root, settings)) return undefined;
@@ -140,19 +161,29 @@ export function statCompare(root: string, cols: TreeColumns, settings: WalkSetti
   const lstat = walkLstat(root);
   const st = statBuffer();
   const prefix = `${root}/`;
+  const moved: number[] = [];
+  let dirStats: Float64Array | undefined;
   for (let i = 0; i < nDirs; i++) {
     const s = i * DIR_STAT;
     const mtime = stats.dirs[s] as number;
-    if (!(mtime < racyFrom)) return undefined; // racy, or not stat'ed (NaN)
+    if (Number.isNaN(mtime) || (!(mtime < racyFrom) && ignoredNow === undefined)) return undefined; // racy, or not stat'ed
     try {
       const dir = strings[i] as string;
       if (!lstat(dir === "" ? root : prefix + dir, st)) return undefined;
     } catch {
       return undefined;
     }
-    if (((st[ST_MODE] as number) & S_IFMT) !== S_IFDIR || st[ST_MTIME] !== mtime || st[ST_CTIME] !== stats.dirs[s + 1] || st[ST_INO] !== stats.dirs[s + 2])
-      return undefined;
+    if (((st[ST_MODE] as number) & S_IFMT) !== S_IFDIR) return undefined;
+    if (mtime < racyFrom && st[ST_MTIME] === mtime && st[ST_CTIME] === stats.dirs[s + 1] && st[ST_INO] === stats.dirs[s + 2]) continue;
+    // Moved or racy: listed again below, if its mode is the kept one and not too many did.
+    if (ignoredNow === undefined || ((st[ST_MODE] as number) & 0o777) !== cols.nums[i] || moved.length >= Math.max(64, nDirs / 4)) return undefined;
+    moved.push(i);
+    dirStats ??= stats.dirs.slice();
+    dirStats[s] = st[ST_MTIME] as number;
+    dirStats[s + 1] = st[ST_CTIME] as number;
+    dirStats[s + 2] = st[ST_INO] as number;
   }
+  if (moved.length > 0 && !(ignoredNow && sameNames(root, cols, moved, ignoredNow))) return undefined;
   // No folder changed: only the files' stats are left to compare (the caller stops the walk preload).
   foldersSame?.();
   const _files = stats.files;
@@ -184,7 +215,51 @@ export function statCompare(root: string, cols: TreeColumns, settings: WalkSetti
     }
     return true;
   });
-  return whole ? { takenAt, reads, tooLarge: tooLarge.sort(walkOrder), secretFiles: stats.secretFiles } : undefined;
+  if (!whole) return undefined;
+  return { takenAt, reads, tooLarge: tooLarge.sort(walkOrder), secretFiles: stats.secretFiles, ...(dirStats && { dirStats }) };
+}
+
+/**
+ * Whether folders `moved` (places in `cols`) hold the names the kept tree has in them, each
+ * of the same kind (a folder, a regular file, a symlink), and nothing else the walk would
+ * take: only their files' contents can then differ. The rules that judge a name the kept
+ * tree lacks are read only when one is met (the root's `.git` and `.forge` need none).
+ */
+function sameNames(root: string, cols: TreeColumns, moved: readonly number[], ignoredNow: () => IgnoredNow): boolean {
+  const { nDirs, nFiles, strings, types } = cols;
+  // The kept entries of each folder listed again: name → kind ("d", or the file's type letter).
+  const kept = new Map<string, Map<string, number>>();
+  for (const i of moved) kept.set(strings[i] as string, new Map());
+  const place = (path: string, kind: number) => {
+    const slash = path.lastIndexOf("/");
+    kept.get(slash < 0 ? "" : path.slice(0, slash))?.set(slash < 0 ? path : path.slice(slash + 1), kind);
+  };
+  for (let i = 0; i < nDirs; i++) if (strings[i] !== "") place(strings[i] as string, 0x64 /* d */);
+  for (let j = 0; j < nFiles; j++) place(strings[nDirs + j] as string, types[j] as number);
+  let judge: IgnoredNow | undefined;
+  for (const [dir, names] of kept) {
+    let listed: Dirent[];
+    try {
+      listed = readdirSync(dir === "" ? root : `${root}/${dir}`, { withFileTypes: true });
+    } catch {
+      return false;
+    }
+    let found = 0;
+    for (const d of listed) {
+      const kind = names.get(d.name);
+      if (kind === undefined) {
+        judge ??= ignoredNow();
+        if (judge(dir === "" ? d.name : `${dir}/${d.name}`, d.isDirectory())) continue;
+        return false; // a name the walk would take: added or renamed
+      }
+      found++;
+      const same =
+        kind === 0x64 ? d.isDirectory() : kind === 0x6c /* l */ ? d.isSymbolicLink() : (kind === 0x66 /* f */ || kind === 0x78) /* x */ && d.isFile();
+      if (!same) return false;
+    }
+    if (found !== names.size) return false; // a name gone
+  }
+  return true;
 }
 
 /** What changed since the walk that kept `cols`' stats, for a walk limited to it (walk.ts `scanTreeFrom`). */
@@ -277,8 +352,14 @@ export interface QuickStatus {
 }
 
 /** The status of the files under `root` against the tree in `cols`, by stats; undefined when a walk must say. */
-export function quickStatus(root: string, cols: TreeColumns, settings: WalkSettings, foldersSame?: () => void): QuickStatus | undefined {
-  const found = statCompare(root, cols, settings, foldersSame);
+export function quickStatus(
+  root: string,
+  cols: TreeColumns,
+  settings: WalkSettings,
+  foldersSame?: () => void,
+  ignoredNow?: () => IgnoredNow,
+): QuickStatus | undefined {
+  const found = statCompare(root, cols, settings, foldersSame, ignoredNow);
   mark("quick: files stat'ed");
   if (found === undefined) return undefined;
   const changes: FileChange[] = [];

@@ -8,7 +8,7 @@ import type { FileInfo, Tree } from "../../objects/file-tree.js";
 import type { Hash } from "../../objects/hash.js";
 import type { ObjectStore } from "../../objects/object-store.js";
 import { gitView } from "./git-view.js";
-import { IgnoreRules } from "./ignore-rules.js";
+import { IgnoreRules, ignoredOnDisk } from "./ignore-rules.js";
 import type { SecretFilesOption } from "./secret-files.js";
 import {
   changedSince,
@@ -79,7 +79,7 @@ export class Scanner {
   async scan(objects: ObjectStore | undefined, onProgress?: ProgressListener, changed?: Iterable<string>, quick?: QuickBase): Promise<Scanned> {
     const walkNo = ++this.#walks;
     if (changed === undefined && quick !== undefined) {
-      const found = quick.foldersChanged ? undefined : (quick.found ?? statCompare(this.#root, quick.cols, this.settings, this.#noWalk));
+      const found = quick.foldersChanged ? undefined : (quick.found ?? statCompare(this.#root, quick.cols, this.settings, this.#noWalk, this.#ignoredNow));
       // A folder changed: a walk of what changed since the kept stats, when it can say (else the whole walk below).
       const limited = found === undefined ? await this.#changedWalk(quick, objects, onProgress, walkNo) : undefined;
       if (limited !== undefined) return limited;
@@ -228,12 +228,15 @@ export class Scanner {
 
   /** The files against the tree in `cols` by their stats (quick-status.ts): no read means they are that tree. */
   compare(cols: TreeColumns): StatCompared | undefined {
-    return statCompare(this.#root, cols, this.settings, this.#noWalk);
+    return statCompare(this.#root, cols, this.settings, this.#noWalk, this.#ignoredNow);
   }
+
+  /** What judges the names a folder listed again by a comparison of stats holds beyond the kept tree's: the walk's rules, read when first needed. */
+  readonly #ignoredNow = () => ignoredOnDisk(this.#root, this.#extraIgnores, this.#secretFiles);
 
   /** A status by stats against the tree in `cols` (quick-status.ts); undefined when a walk must say. */
   quickStatus(cols: TreeColumns): QuickStatus | undefined {
-    return quickStatus(this.#root, cols, this.settings, this.#noWalk);
+    return quickStatus(this.#root, cols, this.settings, this.#noWalk, this.#ignoredNow);
   }
 
   /**

@@ -144,6 +144,7 @@ export function changedStats(
 /** The stats of a quick walk: the kept ones, but for the files read again (from the stat cache). */
 export function quickStats(cols: TreeColumns, found: StatCompared, cache: StatCache): WalkStats & { readonly read: number } {
   const stats = cols.stats as NonNullable<TreeColumns["stats"]>;
+  const dirs = found.dirStats ?? stats.dirs; // with those of the folders listed again
   const reread = new Set(found.reads.map((r) => r.path));
   return {
     // Kept entries were not racy at the walk that took them, and so are not now.
@@ -164,9 +165,9 @@ export function quickStats(cols: TreeColumns, found: StatCompared, cache: StatCa
         if (f?.type !== "f" || !cache.statInto(r.path, f.hash, f.size, files, r.j * FILE_STAT))
           files.fill(Number.NaN, r.j * FILE_STAT, r.j * FILE_STAT + FILE_STAT);
       }
-      return { dirs: stats.dirs, files };
+      return { dirs, files };
     },
-    dir: (path, i) => (cols.strings[i] === path ? Array.from(stats.dirs.subarray(i * DIR_STAT, i * DIR_STAT + DIR_STAT)) : undefined),
+    dir: (path, i) => (cols.strings[i] === path ? Array.from(dirs.subarray(i * DIR_STAT, i * DIR_STAT + DIR_STAT)) : undefined),
     file: (path, f, j) => {
       if (reread.has(path)) return f.type === "f" ? cachedStat(cache, path, f) : undefined;
       return cols.strings[cols.nDirs + j] === path ? Array.from(stats.files.subarray(j * FILE_STAT, j * FILE_STAT + FILE_STAT)) : undefined;
