@@ -35,6 +35,22 @@ export interface PlanInput {
   readonly foldsNames?: boolean;
 }
 
+/** Whether `tree` holds path `p`: a file or a folder ("" is the root). */
+export function holds(tree: Tree, p: string): boolean {
+  return p === "" || tree.files.has(p) || tree.dirs.has(p);
+}
+
+/** NOT_FOUND, naming them, when snapshot `checkpoint` (its tree `tree`) holds none of some of `paths`: nothing is changed. */
+export function refuseMissing(root: string, checkpoint: { readonly id: string; readonly seq: number }, tree: Tree, paths: readonly string[]): void {
+  const missing = paths.filter((p) => !holds(tree, p));
+  if (missing.length === 0) return;
+  const id = checkpoint.id.slice(0, 10);
+  throw new ForgeError("NOT_FOUND", `snapshot #${checkpoint.seq} ${id} holds no ${missing.map((p) => `"${p}"`).join(", ")}`, {
+    hint: `paths are relative to the workspace ${root}; \`forge files diff ${id} --stat\` shows how the files differ from it; nothing was changed`,
+    data: { paths: missing, snapshot: checkpoint.id },
+  });
+}
+
 /** How many links one resolution may pass through, as the kernel's ELOOP limit. */
 const MAX_HOPS = 40;
 

@@ -97,3 +97,17 @@ export function snapshotResult(r: Recorded): SnapshotResult {
 export function recordedQuick(snapshot: Checkpoint, unknown: string[], q: QuickTree): Recorded {
   return { snapshot, external: null, unknown, changes: q.changes, newBytes: q.newBytes, incomplete: false, limited: false, secretFiles: q.secretFiles };
 }
+
+/**
+ * Prunes old snapshots of `session` once there are more than the retention keeps (the newest
+ * always stays). None younger than keepDays goes: until one is older than that at `now`, the
+ * prune (it reads every checkpoint) is not run.
+ */
+export async function applyRetention(session: Session, retention: { keepLast: number; keepDays: number } | false, now: number): Promise<void> {
+  if (retention === false) return;
+  const { keepLast, keepDays } = retention;
+  if ((await session.count()) <= keepLast) return;
+  const before = now - keepDays * 86_400_000;
+  if ((await session.list({ until: before - 1, limit: 1 })).length === 0) return;
+  await session.prune({ keepLast, keepDays });
+}

@@ -1,6 +1,6 @@
 // Comparing files trees: the changes between two (renames found by content), a tree with
 // some paths taken from another, and which paths a "-- PATHS" argument covers.
-import { resolve, sep } from "node:path";
+import { isAbsolute, join, normalize, resolve, sep } from "node:path";
 import { ForgeError } from "../../core/errors.js";
 import { fileKey, type FileInfo, type Tree } from "../../objects/file-tree.js";
 
@@ -128,6 +128,16 @@ export function relativePaths(root: string, paths: readonly string[]): string[] 
           .split(sep)
           .join("/");
   });
+}
+
+/** Path `p` (absolute, or relative to `root`) as a path in the workspace ("/"-separated, "" for the root); PATH_OUTSIDE_WORKSPACE outside it. */
+export function relativeIn(root: string, p: string): string {
+  const abs = isAbsolute(p) ? normalize(p) : normalize(join(root, p));
+  if (abs !== root && !abs.startsWith(root + sep)) throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `${p} is outside the workspace ${root}`);
+  return abs
+    .slice(root.length + 1)
+    .split(sep)
+    .join("/");
 }
 
 /** Whether the files under the paths `filter` covers differ between two trees (content, type, mode, or being there at all). */

@@ -128,3 +128,9 @@ export interface CommitExtra {
    */
   readonly followed?: boolean;
 }
+
+/** A commit's extras that a quick snapshot does not take from its tree (workspace.ts `#commitQuick`). */
+export type QuickExtra = Omit<CommitExtra, "secretFiles" | "newBytes" | "changes" | "base">;
+
+/** What a restore covers: only `paths` (relative to the root, or absolute inside it), and whether it only says what it would do. */
+export type RestoreOptions = { readonly paths?: readonly string[]; readonly dryRun?: boolean };

@@ -6,7 +6,7 @@
 // the timeline apply to them as to anything else. The last snapshot is the known state;
 // the edit journal (.forge/edits.json) lists what the agent changed since.
 import { existsSync, lstatSync, readFileSync } from "node:fs";
-import { isAbsolute, join, normalize, resolve, sep } from "node:path";
+import { join, resolve } from "node:path";
 import { FORGE_DIR } from "../../core/config.js";
 import { ForgeError, InvalidArgumentError, unlessCode } from "../../core/errors.js";
 import type { ProgressListener } from "../../core/progress.js";
@@ -19,11 +19,11 @@ import { buildTree, fileKey, readFileObject, type FileInfo, type Tree } from "..
 import { Scanner, type QuickBase, type Scanned, unreadableList } from "./scanner.js";
 import type { SecretFilesOption } from "./secret-files.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
-import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativePaths, type FileChange } from "./tree-compare.js";
+import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativeIn, relativePaths, type FileChange } from "./tree-compare.js";
 import { KeptTrees } from "./kept-trees.js";
 import { writePatchedTreeCache, writeTreeCache, type TreeColumns } from "./tree-cache.js";
-import { quickTree } from "./quick-snapshot.js";
-import { madeOf, madeOfQuick, refuseUnknown, snapshotResult, snapshotState, type Made, type Recorded, recordedQuick } from "./snapshot-made.js";
+import { quickTree, type QuickTree } from "./quick-snapshot.js";
+import { applyRetention, madeOf, madeOfQuick, refuseUnknown, snapshotResult, snapshotState, type Made, type Recorded, recordedQuick } from "./snapshot-made.js";
 import type { StatCompared } from "./quick-status.js";
 import { mark } from "../../core/trace.js";
 
@@ -31,7 +31,7 @@ import { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, ty
 export { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
 export { compareTrees, type FileChange } from "./tree-compare.js";
 export type { SnapshotState, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
-import type { CommitExtra, SnapshotOptions, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
+import type { CommitExtra, QuickExtra, RestoreOptions, SnapshotOptions, StatusReport, SnapshotResult, RestoreReport, WorkspaceOptions } from "./types.js";
 
 /** A comparison by stats made (`Scanner.compare`) and the columns it was made against. */
 type Compared = { readonly cols: TreeColumns; readonly found: StatCompared };
@@ -75,14 +75,6 @@ export class Workspace {
     return this.#extraIgnores;
   }
 
-  get #treeCachePath(): string {
-    return this.#kept.path;
-  }
-
-  #readTree(root: Hash): Promise<{ tree: Tree; cached: boolean; quick?: QuickBase }> {
-    return this.#kept.read(root, this.#objects);
-  }
-
   /** The current tree, hashed (see Scanner.scan); the objects of files read anew written to the store when `store` is true. */
   #scan(store: boolean, onProgress?: ProgressListener, changed?: Iterable<string>, quick?: QuickBase): Promise<Scanned> {
     return this.#scanner.scan(store ? this.#objects : undefined, onProgress, changed, quick);
@@ -98,7 +90,7 @@ export class Workspace {
     if (!head || head.filesRoot === null) return null;
     // Still the tree this object committed last (never changed since: trees are not mutated once committed).
     if (this.#kept.lastCommit?.root === head.filesRoot) return { checkpoint: head, tree: this.#kept.lastCommit.tree, cached: true };
-    return { checkpoint: head, ...(await this.#readTree(head.filesRoot)) };
+    return { checkpoint: head, ...(await this.#kept.read(head.filesRoot, this.#objects)) };
   }
 
   /** Created, modified, deleted (and renamed) files since the last snapshot; which were not the agent's. */
@@ -121,7 +113,7 @@ export class Workspace {
     const changedFolders = quick && !found && base?.quick?.cols === quick ? { ...base.quick, foldersChanged: true } : undefined;
     const { tree, unreadable, secretFiles, tooLarge: large } = await this.#scan(false, undefined, undefined, changedFolders);
     const changes = compareTrees(base?.tree ?? emptyTree(), tree);
-    if (tried && base !== null) this.#scanner.keepStats(this.#treeCachePath, base.checkpoint.filesRoot as Hash, base.tree, tree, changes);
+    if (tried && base !== null) this.#scanner.keepStats(this.#kept.path, base.checkpoint.filesRoot as Hash, base.tree, tree, changes);
     return {
       base: base?.checkpoint ?? null,
       changes,
@@ -207,9 +199,7 @@ export class Workspace {
     if (head && cols && q && !(strategy === "auto-integrate" && outside.length > 0)) {
       if (ifChanged && q.root === head.filesRoot) return null;
       const unknown = refuseUnknown(outside, strategy);
-      const extra = { secretFiles: q.secretFiles, unknown: strategy === "warn" ? unknown : [], epoch, newBytes: q.newBytes, changes: q.changes, base: null };
-      const snapshot = await this.#commit(madeOfQuick(cols, q), new Map(), message, options.tags ?? [], extra);
-      return this.#recorded(recordedQuick(snapshot, unknown, q));
+      return this.#commitQuick(cols, q, message, options.tags ?? [], { unknown: strategy === "warn" ? unknown : [], epoch }, unknown);
     }
     const base = await this.#base();
     // A comparison by stats just made against the same columns is not made again; one that found a folder changed, not at all.
@@ -255,10 +245,23 @@ export class Workspace {
     return this.#recorded({ snapshot, external, unknown, changes, newBytes, incomplete: unreadable.size > 0, limited, secretFiles, into: options.into });
   }
 
+  /** A quick snapshot (quick-snapshot.ts) committed and recorded; `unknown`: the changes made outside the agent it holds. */
+  async #commitQuick(
+    cols: TreeColumns,
+    q: QuickTree,
+    message: string,
+    tags: readonly string[],
+    extra: QuickExtra,
+    unknown: string[] = [],
+  ): Promise<SnapshotResult> {
+    const all = { ...extra, secretFiles: q.secretFiles, newBytes: q.newBytes, changes: q.changes, base: null };
+    return this.#recorded(recordedQuick(await this.#commit(madeOfQuick(cols, q), new Map(), message, tags, all), unknown, q));
+  }
+
   /** After a snapshot is recorded: the edit journal cleared, retention applied, the result. */
   async #recorded(r: Recorded): Promise<SnapshotResult> {
     if (!r.into) this.#journal.clear();
-    await this.#applyRetention(r.into ?? this.session);
+    await applyRetention(r.into ?? this.session, this.#retention, this.#store.clock.now());
     return snapshotResult(r);
   }
 
@@ -287,7 +290,7 @@ export class Workspace {
     if (extra.into) return checkpoint; // not HEAD: the next status and snapshot compare against HEAD's tree
     if (made.quick) {
       // The cache patched where the snapshot changed it; the tree itself is never built (this object reads the cache again if it needs it).
-      writePatchedTreeCache(this.#treeCachePath, made.quick.cols, made.quick.q.patch);
+      if (!extra.followed) writePatchedTreeCache(this.#kept.path, made.quick.cols, made.quick.q.patch);
       this.#kept.lastCommit = null;
       this.#scanner.forgetLastWalk(); // a walk limited to a hint needs a whole tree as its base
     } else if (made.tree) {
@@ -295,24 +298,11 @@ export class Workspace {
       // the next status and snapshot compare against it; written again when the walk read files whose stats changed.
       const walk = this.#scanner.walkStats(made.tree);
       const same = extra.base?.cached === true && extra.base.checkpoint.filesRoot === root;
-      if (!extra.followed && (!same || (walk?.read ?? 0) > 0)) writeTreeCache(this.#treeCachePath, root, made.tree, walk);
+      if (!extra.followed && (!same || (walk?.read ?? 0) > 0)) writeTreeCache(this.#kept.path, root, made.tree, walk);
       this.#kept.lastCommit = { root, tree: made.tree };
     }
     mark("snapshot: tree cache written");
     return checkpoint;
-  }
-
-  /**
-   * Prunes old snapshots once there are more than the retention keeps (the newest always stays). None
-   * younger than keepDays goes: until one is older, the prune (it reads every checkpoint) is not run.
-   */
-  async #applyRetention(session: Session): Promise<void> {
-    if (this.#retention === false) return;
-    const { keepLast, keepDays } = this.#retention;
-    if ((await session.count()) <= keepLast) return;
-    const before = this.#store.clock.now() - keepDays * 86_400_000;
-    if ((await session.list({ until: before - 1, limit: 1 })).length === 0) return;
-    await session.prune({ keepLast, keepDays });
   }
 
   /**
@@ -322,6 +312,12 @@ export class Workspace {
    */
   async treeOf(ref: string): Promise<{ tree: Tree; checkpoint: Checkpoint | null }> {
     if (ref === "working") return { tree: (await this.#scan(false)).tree, checkpoint: null };
+    const cp = await this.#snapshotOf(ref);
+    return { tree: (await this.#kept.read(cp.filesRoot as Hash, this.#objects)).tree, checkpoint: cp };
+  }
+
+  /** The snapshot a ref names (not "working"): see `treeOf`. */
+  async #snapshotOf(ref: string): Promise<Checkpoint> {
     const cp = await this.session.get(ref).catch(async (e: unknown) => {
       if (!(e instanceof ForgeError && e.code === "CHECKPOINT_NOT_FOUND")) throw e;
       const safety = await this.#safetySnapshot(ref);
@@ -329,7 +325,7 @@ export class Workspace {
       throw new ForgeError("CHECKPOINT_NOT_FOUND", e.message, { hint: "`forge files log` lists the snapshots", cause: e });
     });
     if (cp.filesRoot === null) throw new InvalidArgumentError(`checkpoint ${cp.id} carries no files snapshot`);
-    return { tree: (await this.#readTree(cp.filesRoot)).tree, checkpoint: cp };
+    return cp;
   }
 
   /** A partial restore's safety snapshot by the id (or a prefix of it) that the restore printed. */
@@ -372,17 +368,42 @@ export class Workspace {
    * safety snapshot in the session beside this one (`safetySession`), off HEAD's timeline;
    * if they hold none, HEAD itself undoes the restore.
    */
-  async restore(ref: string, options: { paths?: readonly string[]; dryRun?: boolean } = {}): Promise<RestoreReport> {
-    const target = await this.treeOf(ref);
-    if (!target.checkpoint) throw new InvalidArgumentError("restore needs a snapshot, not the working files");
-    return this.#restoreTree(target.tree, target.checkpoint, options);
+  async restore(ref: string, options: RestoreOptions = {}): Promise<RestoreReport> {
+    if (ref === "working") throw new InvalidArgumentError("restore needs a snapshot, not the working files");
+    return this.#restoreSnapshot(await this.#snapshotOf(ref), options);
   }
 
   /** Restores the files a checkpoint of any session carries (`forge checkpoint restore --files`). */
-  async restoreCheckpoint(checkpoint: Checkpoint, options: { paths?: readonly string[]; dryRun?: boolean } = {}): Promise<RestoreReport> {
+  async restoreCheckpoint(checkpoint: Checkpoint, options: RestoreOptions = {}): Promise<RestoreReport> {
     if (checkpoint.filesRoot === null)
       throw new InvalidArgumentError(`checkpoint ${checkpoint.id} carries no files snapshot`, "create checkpoints with --files to carry one");
-    return this.#restoreTree((await this.#readTree(checkpoint.filesRoot)).tree, checkpoint, options);
+    return this.#restoreSnapshot(checkpoint, options);
+  }
+
+  /** A whole restore where only file contents differ, by the kept columns (quick-restore.ts); else both trees planned whole. */
+  async #restoreSnapshot(checkpoint: Checkpoint, options: RestoreOptions): Promise<RestoreReport> {
+    const whole = !options.dryRun && (options.paths ?? []).length === 0;
+    const quick = whole ? await this.#quickRestore(checkpoint) : undefined;
+    return quick ?? this.#restoreTree((await this.#kept.read(checkpoint.filesRoot as Hash, this.#objects)).tree, checkpoint, options);
+  }
+
+  /**
+   * The work tree's state as it is recorded (the safety snapshot), the files whose content
+   * differs from `checkpoint`'s written, and the result recorded — all from the kept columns,
+   * no tree built; undefined, with nothing written or recorded, when that cannot say.
+   */
+  async #quickRestore(checkpoint: Checkpoint): Promise<RestoreReport | undefined> {
+    const head = (await this.session.head()).checkpoint;
+    const cols = this.#kept.withStats(head?.filesRoot);
+    const found = cols && this.#scanner.compare(cols);
+    if (!cols || !found) return undefined;
+    const { quickRestore } = await import("./quick-restore.js");
+    return quickRestore(this.root, cols, found, checkpoint, {
+      objects: this.#objects,
+      withGcEpoch: (write) => this.#store.withGcEpoch(write),
+      commit: async (q, message, tags, extra) => (await this.#commitQuick(cols, q, message, tags, extra)).snapshot,
+      walked: async (message) => ((await this.#snapshotLoop(message, { trusted: true, tags: ["restore"] }, false)) as SnapshotResult).snapshot,
+    });
   }
 
   /** The session holding the safety snapshots of partial restores: "<this session>/safety". */
@@ -390,20 +411,15 @@ export class Workspace {
     return `${this.session.name}/safety`;
   }
 
-  async #restoreTree(targetTree: Tree, checkpoint: Checkpoint, options: { paths?: readonly string[]; dryRun?: boolean }): Promise<RestoreReport> {
+  async #restoreTree(targetTree: Tree, checkpoint: Checkpoint, options: RestoreOptions): Promise<RestoreReport> {
     const paths = relativePaths(this.root, options.paths ?? []);
     const partial = paths.length > 0;
-    const holds = (tree: Tree, p: string) => p === "" || tree.files.has(p) || tree.dirs.has(p);
-    const missing = paths.filter((p) => !holds(targetTree, p));
-    if (missing.length > 0) {
-      throw new ForgeError("NOT_FOUND", `snapshot #${checkpoint.seq} ${checkpoint.id.slice(0, 10)} holds no ${missing.map((p) => `"${p}"`).join(", ")}`, {
-        hint: `paths are relative to the workspace ${this.root}; \`forge files diff ${checkpoint.id.slice(0, 10)} --stat\` shows how the files differ from it; nothing was changed`,
-        data: { paths: missing, snapshot: checkpoint.id },
-      });
-    }
-    // Loaded here: a status, a snapshot or a hook never restores. The walk compares stats where it can (quick-status.ts).
+    // Loaded here: a status, a snapshot or a hook never restores.
+    const { applyRestore, holds, planRestore, refuseMissing } = await import("./restore.js");
+    refuseMissing(this.root, checkpoint, targetTree, paths);
+    // The walk compares stats where it can (quick-status.ts).
     const head = await this.#base();
-    const [scanned, { applyRestore, planRestore }] = await Promise.all([this.#scan(false, undefined, undefined, head?.quick), import("./restore.js")]);
+    const scanned = await this.#scan(false, undefined, undefined, head?.quick);
     const filter = pathFilter(this.root, paths);
     const input = { root: this.root, target: targetTree, current: scanned.tree, filter, extraIgnores: this.#extraIgnores, secretFiles: this.#secretFiles };
     const plan = planRestore(input);
@@ -468,26 +484,17 @@ export class Workspace {
 
   /** The agent is about to change these paths; until `endEdit`, any change to them is its own. */
   async beginEdit(paths: readonly string[]): Promise<void> {
-    await this.#journal.update(paths.map((p) => [this.#relative(p), EDITING] as const));
+    await this.#journal.update(paths.map((p) => [relativeIn(this.root, p), EDITING] as const));
   }
 
   /** The agent finished changing these paths: their content now is its own. */
   async endEdit(paths: readonly string[]): Promise<void> {
-    const now = await this.#scanner.filesNow(paths.map((p) => this.#relative(p)));
+    const now = await this.#scanner.filesNow(paths.map((p) => relativeIn(this.root, p)));
     await this.#journal.update(new Map([...now].map(([rel, f]) => [rel, f === null ? DELETED : fileKey(f)])));
   }
 
   /** Records paths the agent just changed (`beginEdit` and `endEdit` in one). */
   recordEdit(paths: readonly string[]): Promise<void> {
     return this.endEdit(paths);
-  }
-
-  #relative(p: string): string {
-    const abs = isAbsolute(p) ? normalize(p) : normalize(join(this.root, p));
-    if (abs !== this.root && !abs.startsWith(this.root + sep)) throw new ForgeError("PATH_OUTSIDE_WORKSPACE", `${p} is outside the workspace ${this.root}`);
-    return abs
-      .slice(this.root.length + 1)
-      .split(sep)
-      .join("/");
   }
 }
