@@ -117,6 +117,7 @@ describe("a comparison by stats with moved folders listed again", () => {
     ],
     ["a folder's mode changed", (r) => chmodSync(join(r, "src/lib"), 0o700)],
     ["an ignored name no longer ignored", (r) => writeFileSync(join(r, "src/build.lognot"), "taken\n")],
+    ["a secret file created (left out, but named among the secret files)", (r) => writeFileSync(join(r, "src/.env"), "TOKEN=x\n")],
   ];
   for (const [what, change] of changed) {
     it(`leaves it to a walk after ${what}`, async () => {

@@ -19,7 +19,7 @@ import { S_IFDIR, S_IFMT, S_IFREG, ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE,
 import { gitView } from "./git-view.js";
 import { ignoreFileKey } from "./ignore-rules.js";
 import { walkOrder } from "./names.js";
-import { secretByContent, type SecretFilesOption } from "./secret-files.js";
+import { isSecretFile, secretByContent, type SecretFilesOption } from "./secret-files.js";
 import type { StatSignature } from "./stat-cache.js";
 import { DIR_STAT, FILE_STAT, fileEntry, type TreeColumns } from "./tree-cache.js";
 import type { FileChange } from "./tree-compare.js";
@@ -248,8 +248,11 @@ function sameNames(root: string, cols: TreeColumns, moved: readonly number[], ig
     for (const d of listed) {
       const kind = names.get(d.name);
       if (kind === undefined) {
+        const path = dir === "" ? d.name : `${dir}/${d.name}`;
+        // A secret file is left out, but the walk names it (`secretFiles`): the walk says.
+        if (!d.isDirectory() && isSecretFile(root, path)) return false;
         judge ??= ignoredNow();
-        if (judge(dir === "" ? d.name : `${dir}/${d.name}`, d.isDirectory())) continue;
+        if (judge(path, d.isDirectory())) continue;
         return false; // a name the walk would take: added or renamed
       }
       found++;
