@@ -106,6 +106,7 @@ describe("a whole restore", () => {
         const before = contents(b.root, regular);
         const r = await (await b.open()).restore(a.id);
         expect([...r.written].sort()).toEqual(written);
+        expect(r.skipped).toEqual([{ path: "assets/big.bin", why: "too large to have been stored" }]);
         expect(contents(b.root, regular)).toEqual(wanted);
         expect(r.restored?.filesRoot).toBe(a.filesRoot);
         expect((await b.ws.session.head()).checkpoint?.id).toBe(r.restored?.id);

@@ -22,6 +22,7 @@ import type { Checkpoint } from "../../timeline/types.js";
 import type { StatCompared } from "./quick-status.js";
 import { quickTree, type QuickTree } from "./quick-snapshot.js";
 import type { QuickExtra, RestoreReport } from "./types.js";
+import { TOO_LARGE_THEN } from "./restore.js";
 import { secretByContent } from "./secret-files.js";
 import { DIR_STAT, FILE_STAT, fileEntry, type TreeColumns } from "./tree-cache.js";
 import type { FileChange } from "./tree-compare.js";
@@ -244,7 +245,9 @@ export async function quickRestore(
   const message = `restored ${label}`;
   const restored = q ? await host.withGcEpoch((epoch) => host.commit(q, message, ["restore"], { epoch })) : await host.walked(message);
   const written = plan.writes.map((w) => w.path);
-  return { safety, restored, written, deleted: [], skipped: [], dryRun: false, undo: { snapshot: safety, paths: [], created: [] } };
+  // The files the target holds without their content, as the whole restore lists them (the plan found them as the work tree has them).
+  const skipped = now.tooLarge.map((path) => ({ path, why: TOO_LARGE_THEN }));
+  return { safety, restored, written, deleted: [], skipped, dryRun: false, undo: { snapshot: safety, paths: [], created: [] } };
 }
 
 /** Writes the plan's files (each a new file renamed over the old, through ContainedFs: nothing outside the root). */

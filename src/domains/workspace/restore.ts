@@ -51,6 +51,9 @@ export function refuseMissing(root: string, checkpoint: { readonly id: string; r
   });
 }
 
+/** Why a restore leaves alone a file the snapshot holds without its content. */
+export const TOO_LARGE_THEN = "too large to have been stored";
+
 /** How many links one resolution may pass through, as the kernel's ELOOP limit. */
 const MAX_HOPS = 40;
 
@@ -67,7 +70,7 @@ export function planRestore(input: PlanInput): RestorePlan {
   for (const [path, f] of target.files) {
     if (!filter(path)) continue;
     if (f.type === "x" || f.type === "u") {
-      skipped.push({ path, why: f.type === "x" ? "too large to have been stored" : "could not be read when the snapshot was taken" });
+      skipped.push({ path, why: f.type === "x" ? TOO_LARGE_THEN : "could not be read when the snapshot was taken" });
       continue;
     }
     const now = current.files.get(path);
