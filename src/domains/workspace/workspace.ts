@@ -393,12 +393,10 @@ export class Workspace {
    * no tree built; undefined, with nothing written or recorded, when that cannot say.
    */
   async #quickRestore(checkpoint: Checkpoint): Promise<RestoreReport | undefined> {
-    const head = (await this.session.head()).checkpoint;
-    const cols = this.#kept.withStats(head?.filesRoot);
+    const cols = this.#kept.withStats((await this.session.head()).checkpoint?.filesRoot);
     const found = cols && this.#scanner.compare(cols);
     if (!cols || !found) return undefined;
-    const { quickRestore } = await import("./quick-restore.js");
-    return quickRestore(this.root, cols, found, checkpoint, {
+    return (await import("./quick-restore.js")).quickRestore(this.root, cols, found, checkpoint, {
       objects: this.#objects,
       withGcEpoch: (write) => this.#store.withGcEpoch(write),
       commit: async (q, message, tags, extra) => (await this.#commitQuick(cols, q, message, tags, extra)).snapshot,
