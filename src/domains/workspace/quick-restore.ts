@@ -101,10 +101,11 @@ export async function planQuickRestore(
           continue;
         }
         const at64 = 64 * (nDirs + k);
-        const hashNow = read ? read.hash : hex.slice(at64, at64 + 64);
+        const kept = hex.slice(at64, at64 + 64);
+        const hashNow = read ? read.hash : kept === NO_HASH ? "" : kept; // none: a file too large or unreadable
         if (hashNow === h && modeNow === mode && (read ? read.size : nums[nDirs + 2 * k + 1]) === size) continue;
         // Not stored (too large, unreadable), or a file that decides what is ignored or left out: the whole restore says.
-        if (type !== "f" || h === "" || hashNow === "" || hashNow === NO_HASH || ignoreFiles.has(`${root}/${path}`) || secretByContent(path)) return undefined;
+        if (type !== "f" || h === "" || hashNow === "" || ignoreFiles.has(`${root}/${path}`) || secretByContent(path)) return undefined;
         writes.push({ j: k, path, before: read ?? fileEntry(cols, k), info: { type: "f", mode, size, hash: h } });
       }
     }
