@@ -11,21 +11,20 @@
 // large or unreadable on either side, an ignore file or a secret file by content to write)
 // answers undefined before anything is written, and the restore plans the whole trees.
 import { ForgeError } from "../../core/errors.js";
-import { ContainedFs } from "./contained-fs.js";
+import { mark } from "../../core/trace.js";
 import { readFileObject, type FileInfo } from "../../objects/file-tree.js";
 import type { Hash } from "../../objects/hash.js";
 import type { ObjectStore } from "../../objects/object-store.js";
-import { ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE, S_IFMT, S_IFREG, statBuffer, walkLstat } from "./fast-stat.js";
-import { keySources } from "./quick-status.js";
-import { mark } from "../../core/trace.js";
 import type { Checkpoint } from "../../timeline/types.js";
-import type { StatCompared } from "./quick-status.js";
+import { ContainedFs } from "./contained-fs.js";
+import { ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE, S_IFMT, S_IFREG, statBuffer, walkLstat } from "./fast-stat.js";
 import { quickTree, type QuickTree } from "./quick-snapshot.js";
-import type { QuickExtra, RestoreReport } from "./types.js";
+import { keySources, type StatCompared } from "./quick-status.js";
 import { TOO_LARGE_THEN } from "./restore.js";
 import { secretByContent } from "./secret-files.js";
 import { DIR_STAT, FILE_STAT, fileEntry, type TreeColumns } from "./tree-cache.js";
 import type { FileChange } from "./tree-compare.js";
+import type { QuickExtra, RestoreReport } from "./types.js";
 
 /** The files a quick restore writes: each one's place in the columns, path, and the target's entry. */
 export interface QuickRestorePlan {
@@ -151,8 +150,6 @@ function parentsOf(cols: TreeColumns, placeOf: ReadonlyMap<string, number>): Int
  * not there as written (another process changed it meanwhile): a walk records what is there.
  */
 export function restoredTree(root: string, cols: TreeColumns, now: QuickTree, plan: QuickRestorePlan, target: Hash): QuickTree | undefined {
-  const stats = cols.stats;
-  if (stats === undefined) return undefined;
   const fileStats = now.patch.fileStats.slice();
   const dirStats = now.patch.dirStats.slice();
   const files = new Map(now.patch.files.map((f) => [f.j, f.info]));
