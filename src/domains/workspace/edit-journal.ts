@@ -62,7 +62,6 @@ export class EditJournal {
     }
   }
 
-  /** Forgets every entry: a snapshot has just recorded the files as they are. */
   /** The changed paths the journal does not vouch for with their content now (`files`: the tree now, or at least its changed files). */
   unknown(changes: readonly FileChange[], files: ReadonlyMap<string, FileInfo>): string[] {
     const journal = this.read();
@@ -76,6 +75,7 @@ export class EditJournal {
     return out;
   }
 
+  /** Forgets every entry: a snapshot has just recorded the files as they are. */
   clear(): void {
     rmSync(this.#path, { force: true });
   }
