@@ -123,6 +123,24 @@ describe("files git tracks", () => {
     expect(ignored("node_modules/p/index.js")).toBe(true);
   });
 
+  it("restore judges paths as the walk does: .forgeignore leaves out tracked files too, .gitignore only untracked ones", async () => {
+    const { root, ws } = await workspaceBench();
+    repo(
+      root,
+      { ".gitignore": "*.log\n", "keep.log": "tracked, ignored by git\n", "build/out.js": "tracked, left out by forge\n", "src/a.js": "a\n" },
+      { "new.log": "untracked, ignored by git\n", "src/b.js": "b\n", "build/new.js": "untracked\n" },
+    );
+    put(root, "sub/.forgeignore", "*.tmp\n");
+    put(root, "sub/x.tmp", "x\n");
+    git(root, "add", "-f", "sub/x.tmp");
+    put(root, ".forgeignore", "build/\n");
+    const walked = await filesOf(ws, (await ws.snapshot("walked")).snapshot.id);
+    const ignored = ignoredOnDisk(root);
+    for (const path of ["keep.log", "build/out.js", "src/a.js", "new.log", "src/b.js", "build/new.js", "sub/x.tmp", ".forgeignore"])
+      expect(ignored(path), path).toBe(!walked.includes(path));
+    expect(walked).toEqual([".forgeignore", ".gitignore", "keep.log", "src/a.js", "src/b.js", "sub/.forgeignore"]);
+  });
+
   it("a walk limited to a watcher's hint is not used after git's index changed: `git add -f` of an ignored file needs no file event", async () => {
     const { root, ws } = await workspaceBench();
     repo(root, { "a.txt": "a\n" }, { "node_modules/dep/index.js": "dep\n" });

@@ -136,6 +136,11 @@ function judge(git: GitView, levels: readonly Level[], path: string, isDir: bool
   return excluded || verdict(levels, path, isDir);
 }
 
+/** Whether some of `levels` holds Forge's own patterns, as the walk counts them: else git's index is asked only about paths the rules leave out. */
+function holdsForge(levels: readonly Level[]): boolean {
+  return levels.some((l) => l.forge !== undefined);
+}
+
 /** What the rules on the way to a folder say about what is inside it. */
 interface Inside {
   readonly levels: Level[];
@@ -162,7 +167,10 @@ export function ignoredOnDisk(root: string, extra: readonly string[] = [], secre
     const slash = dir.lastIndexOf("/");
     const parent = rulesIn(slash < 0 ? "" : dir.slice(0, slash));
     let here: Inside | null = null;
-    if (parent !== null && !(git === null ? verdict(parent.levels, dir, true) : judge(git, parent.levels, dir, true, parent.excluded, true))) {
+    if (
+      parent !== null &&
+      !(git === null ? verdict(parent.levels, dir, true) : judge(git, parent.levels, dir, true, parent.excluded, holdsForge(parent.levels)))
+    ) {
       const excluded = git !== null && (parent.excluded || verdict(parent.levels, dir, true));
       const real = parent.real && isRealFolder(join(root, dir));
       const level = real ? loadLevel(root, dir, git !== null) : undefined;
@@ -175,7 +183,7 @@ export function ignoredOnDisk(root: string, extra: readonly string[] = [], secre
     const slash = path.lastIndexOf("/");
     const at = rulesIn(slash < 0 ? "" : path.slice(0, slash));
     if (at === null) return true;
-    const ignored = git === null ? verdict(at.levels, path, isDir) : judge(git, at.levels, path, isDir, at.excluded, true);
+    const ignored = git === null ? verdict(at.levels, path, isDir) : judge(git, at.levels, path, isDir, at.excluded, holdsForge(at.levels));
     return ignored || (!isDir && leftOutSecret(root, git, path, keepSecret));
   };
 }
