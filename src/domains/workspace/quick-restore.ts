@@ -20,6 +20,7 @@ import { ContainedFs } from "./contained-fs.js";
 import { ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE, S_IFMT, S_IFREG, statBuffer, walkLstat } from "./fast-stat.js";
 import { quickTree, type QuickTree } from "./quick-snapshot.js";
 import { keySources, type StatCompared } from "./quick-status.js";
+import { walkOrder } from "./names.js";
 import { TOO_LARGE_THEN } from "./restore.js";
 import { secretByContent } from "./secret-files.js";
 import { DIR_STAT, FILE_STAT, fileEntry, type TreeColumns } from "./tree-cache.js";
@@ -242,7 +243,7 @@ export async function quickRestore(
   const q = restoredTree(root, cols, now, plan, target);
   const message = `restored ${label}`;
   const restored = q ? await host.withGcEpoch((epoch) => host.commit(q, message, ["restore"], { epoch })) : await host.walked(message);
-  const written = plan.writes.map((w) => w.path);
+  const written = plan.writes.map((w) => w.path).sort(walkOrder); // as the whole restore lists them: the walk's order
   // The files the target holds without their content, as the whole restore lists them (the plan found them as the work tree has them).
   const skipped = now.tooLarge.map((path) => ({ path, why: TOO_LARGE_THEN }));
   return { safety, restored, written, deleted: [], skipped, dryRun: false, undo: { snapshot: safety, paths: [], created: [] } };
