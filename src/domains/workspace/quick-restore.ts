@@ -23,7 +23,7 @@ import { keySources, type StatCompared } from "./quick-status.js";
 import { walkOrder } from "./names.js";
 import { TOO_LARGE_THEN } from "./restore.js";
 import { secretByContent } from "./secret-files.js";
-import { DIR_STAT, FILE_STAT, fileEntry, type TreeColumns } from "./tree-cache.js";
+import { DIR_STAT, FILE_STAT, fileEntry, nameAt, parentsOf, type TreeColumns } from "./tree-cache.js";
 import type { FileChange } from "./tree-compare.js";
 import type { QuickExtra, RestoreReport } from "./types.js";
 
@@ -56,8 +56,6 @@ export async function planQuickRestore(
   const nowFiles = new Map(now.patch.files.map((f) => [f.j, f.info]));
   const writes: { j: number; path: string; before: FileInfo; info: FileInfo }[] = [];
   if (target === now.root) return { writes, dirHashes };
-  const placeOf = new Map<string, number>();
-  for (let i = 0; i < nDirs; i++) placeOf.set(strings[i] as string, i);
   // A symlink's target is the next of the targets, in file order: found for those a changed folder holds.
   let linkTargets: Map<number, string> | undefined;
   const linkTarget = (j: number): string => {
@@ -68,28 +66,29 @@ export async function planQuickRestore(
     return linkTargets.get(j) ?? "";
   };
   const ignoreFiles = new Set(keySources(cols.stats?.key ?? "").keys());
-  let parents: Int32Array | undefined;
-  let level: [string, Hash][] = [["", target]];
+  const rootAt = strings.indexOf("");
+  if (rootAt < 0 || rootAt >= nDirs) return undefined;
+  // Folders by place, with the hash the target has for them.
+  let level: [number, Hash][] = [[rootAt, target]];
   while (level.length > 0) {
     const nodes = await objects.getNodes(level.map(([, h]) => h));
-    parents ??= parentsOf(cols, placeOf);
-    const entries = entriesOf(cols, parents, new Set(level.map(([dir]) => placeOf.get(dir) as number)));
-    const next: [string, Hash][] = [];
-    for (const [dir, hash] of level) {
+    const entries = entriesOf(cols, new Set(level.map(([i]) => i)));
+    const next: [number, Hash][] = [];
+    for (const [i, hash] of level) {
       const node = nodes.get(hash);
       if (node?.kind !== "d") throw new ForgeError("CORRUPT_OBJECT", `object ${hash} should be a directory of the snapshot but is not`);
-      dirHashes[placeOf.get(dir) as number] = hash;
-      const names = entries.get(dir) ?? new Map<string, number>();
+      dirHashes[i] = hash;
+      const dir = strings[i] as string;
+      const names = entries.get(i) ?? new Map<string, number>();
       if (node.entries.length !== names.size) return undefined; // a name added or removed (names in a folder object are unique)
       for (const [h, name, type, mode, size, linkTo] of node.entries) {
-        const path = dir === "" ? name : `${dir}/${name}`;
         const at = names.get(name);
         if (at === undefined) return undefined;
         const kind = at < 0 ? FOLDER : (types[at] as number);
         const k = at < 0 ? -1 - at : at;
         if (type === "d") {
           if (kind !== FOLDER || nums[k] !== mode) return undefined;
-          if (current[k] !== h) next.push([path, h]);
+          if (current[k] !== h) next.push([k, h]);
           continue;
         }
         if (kind !== type.charCodeAt(0)) return undefined;
@@ -104,6 +103,7 @@ export async function planQuickRestore(
         const kept = hex.slice(at64, at64 + 64);
         const hashNow = read ? read.hash : kept === NO_HASH ? "" : kept; // none: a file too large or unreadable
         if (hashNow === h && modeNow === mode && (read ? read.size : nums[nDirs + 2 * k + 1]) === size) continue;
+        const path = dir === "" ? name : `${dir}/${name}`;
         // Not stored (too large, unreadable), or a file that decides what is ignored or left out: the whole restore says.
         if (type !== "f" || h === "" || hashNow === "" || ignoreFiles.has(`${root}/${path}`) || secretByContent(path)) return undefined;
         writes.push({ j: k, path, before: read ?? fileEntry(cols, k), info: { type: "f", mode, size, hash: h } });
@@ -114,35 +114,14 @@ export async function planQuickRestore(
   return { writes, dirHashes };
 }
 
-/**
- * The entries the columns have in folders `dirs` (places of folders): folder path → name →
- * place (a file's `j`, a folder's `-1 - i`). `parents` (each entry's folder's place, made
- * once) spares cutting every path at each level.
- */
-function entriesOf(cols: TreeColumns, parents: Int32Array, dirs: ReadonlySet<number>): Map<string, Map<string, number>> {
-  const { nDirs, nFiles, strings } = cols;
-  const out = new Map<string, Map<string, number>>();
-  for (const i of dirs) out.set(strings[i] as string, new Map());
-  for (let k = 0; k < nDirs + nFiles; k++) {
-    const p = parents[k] as number;
-    if (p < 0 || !dirs.has(p)) continue;
-    const path = strings[k] as string;
-    const slash = path.lastIndexOf("/");
-    out.get(strings[p] as string)?.set(slash < 0 ? path : path.slice(slash + 1), k < nDirs ? -1 - k : k - nDirs);
-  }
+/** The entries the columns have in folders `dirs` (by place): folder → name → place (a file's `j`, a folder's `-1 - i`). */
+function entriesOf(cols: TreeColumns, dirs: ReadonlySet<number>): Map<number, Map<string, number>> {
+  const { nDirs, nFiles } = cols;
+  const parents = parentsOf(cols);
+  const out = new Map<number, Map<string, number>>();
+  for (const i of dirs) out.set(i, new Map());
+  for (let k = 0; k < nDirs + nFiles; k++) out.get(parents[k] as number)?.set(nameAt(cols, k), k < nDirs ? -1 - k : k - nDirs);
   return out;
-}
-
-/** Each entry's folder's place in the columns (-1 for the root folder itself, or a folder the columns lack). */
-function parentsOf(cols: TreeColumns, placeOf: ReadonlyMap<string, number>): Int32Array {
-  const { nDirs, nFiles, strings } = cols;
-  const parents = new Int32Array(nDirs + nFiles);
-  for (let k = 0; k < nDirs + nFiles; k++) {
-    const path = strings[k] as string;
-    const slash = path.lastIndexOf("/");
-    parents[k] = path === "" ? -1 : (placeOf.get(slash < 0 ? "" : path.slice(0, slash)) ?? -1);
-  }
-  return parents;
 }
 
 /**

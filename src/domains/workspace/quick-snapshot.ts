@@ -16,7 +16,7 @@ import { dirNodeText, type DirEntry } from "../../objects/node.js";
 import type { ObjectStore } from "../../objects/object-store.js";
 import type { StatCompared } from "./quick-status.js";
 import { StatCache } from "./stat-cache.js";
-import { FILE_STAT, fileEntry, type CachePatch, type TreeColumns } from "./tree-cache.js";
+import { FILE_STAT, fileEntry, nameAt, parentsOf, type CachePatch, type TreeColumns } from "./tree-cache.js";
 import { sameEntry, type FileChange } from "./tree-compare.js";
 import { hashPending, hashingProgress } from "./walk.js";
 
@@ -106,51 +106,41 @@ function buildFromColumns(cols: TreeColumns, changed: ReadonlyMap<number, FileIn
   const dirHashes: Hash[] = [];
   for (let i = 0; i < nDirs; i++) dirHashes.push(cols.hashOf(i));
   const objects = new Map<Hash, Buffer>();
-  const index = new Map<string, number>();
-  for (let i = 0; i < nDirs; i++) index.set(strings[i] as string, i);
-  const rootAt = index.get("");
-  if (rootAt === undefined) throw new ForgeError("INVALID_STATE", "the tree cache has no root folder");
+  const rootAt = strings.indexOf("");
+  if (rootAt < 0 || rootAt >= nDirs) throw new ForgeError("INVALID_STATE", "the tree cache has no root folder");
   if (changed.size === 0) return { root: cols.root, objects, dirHashes };
-  // Every folder above a changed file, each with the entries it will list.
-  const dirty = new Map<string, DirEntry[]>();
+  const parents = parentsOf(cols);
+  // Every folder above a changed file (by place), each with the entries it will list.
+  const dirty = new Map<number, DirEntry[]>();
   for (const j of changed.keys()) {
-    for (let p = strings[nDirs + j] as string; p !== ""; ) {
-      const slash = p.lastIndexOf("/");
-      p = slash < 0 ? "" : p.slice(0, slash);
-      if (dirty.has(p)) break;
-      dirty.set(p, []);
+    let up = parents[nDirs + j] as number;
+    let top = -1;
+    for (; up >= 0 && !dirty.has(up); up = parents[up] as number) {
+      dirty.set(up, []);
+      top = up;
+    }
+    // Up to a folder already marked, or to the root: else a folder on the way is not in the columns.
+    if (up < 0 && top !== rootAt) {
+      const path = strings[nDirs + j] as string;
+      throw new ForgeError("INVALID_STATE", `the tree cache has a file in ${path.slice(0, Math.max(0, path.lastIndexOf("/")))} but no such folder`);
     }
   }
-  // The files in them: one pass over the paths (a symlink's target is the next of the targets, in file order).
+  // The files in them: one pass over the places (a symlink's target is the next of the targets, in file order).
   let links = 0;
   for (let j = 0; j < nFiles; j++) {
     const isLink = types[j] === 0x6c;
     const target = isLink ? (strings[nDirs + nFiles + links++] as string) : undefined;
-    const path = strings[nDirs + j] as string;
-    const slash = path.lastIndexOf("/");
-    const list = dirty.get(slash < 0 ? "" : path.slice(0, slash));
+    const list = dirty.get(parents[nDirs + j] as number);
     if (list === undefined) continue;
     const f = changed.get(j) ?? fileEntry(cols, j, target);
-    const name = slash < 0 ? path : path.slice(slash + 1);
+    const name = nameAt(cols, nDirs + j);
     list.push(f.type === "l" ? [f.hash, name, f.type, f.mode, f.size, f.target ?? ""] : [f.hash, name, f.type, f.mode, f.size]);
   }
   // Deepest first, so that a folder's new hash is known before its parent lists it.
-  const order = [...dirty.keys()].sort((a, b) => depth(b) - depth(a) || (a < b ? -1 : 1));
-  const subdirsOf = (dir: string): number[] => {
-    const out: number[] = [];
-    const prefix = dir === "" ? "" : `${dir}/`;
-    for (let i = 0; i < nDirs; i++) {
-      const d = strings[i] as string;
-      if (d !== "" && d !== dir && d.startsWith(prefix) && d.indexOf("/", prefix.length) < 0) out.push(i);
-    }
-    return out;
-  };
-  for (const dir of order) {
-    const i = index.get(dir);
-    if (i === undefined) throw new ForgeError("INVALID_STATE", `the tree cache has a file in ${dir} but no such folder`);
-    const entries = dirty.get(dir) as DirEntry[];
-    const prefix = dir === "" ? 0 : dir.length + 1;
-    for (const k of subdirsOf(dir)) entries.push([dirHashes[k] as Hash, (strings[k] as string).slice(prefix), "d", nums[k] as number, 0]);
+  const order = [...dirty.keys()].sort((a, b) => depth(strings[b] as string) - depth(strings[a] as string) || a - b);
+  for (const i of order) {
+    const entries = dirty.get(i) as DirEntry[];
+    for (let k = 0; k < nDirs; k++) if (parents[k] === i) entries.push([dirHashes[k] as Hash, nameAt(cols, k), "d", nums[k] as number, 0]);
     entries.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
     const raw = Buffer.from(dirNodeText(entries));
     const hash = sha256(raw);

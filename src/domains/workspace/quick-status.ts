@@ -21,7 +21,7 @@ import { ignoreFileKey } from "./ignore-rules.js";
 import { walkOrder } from "./names.js";
 import { isSecretFile, secretByContent, type SecretFilesOption } from "./secret-files.js";
 import type { StatSignature } from "./stat-cache.js";
-import { DIR_STAT, FILE_STAT, fileEntry, type TreeColumns } from "./tree-cache.js";
+import { DIR_STAT, FILE_STAT, fileEntry, nameAt, parentsOf, type TreeColumns } from "./tree-cache.js";
 import type { FileChange } from "./tree-compare.js";
 
 /** A file modified this close to the walk (or after it) may have changed again unseen: hashed. */
@@ -227,17 +227,14 @@ export function statCompare(
  */
 function sameNames(root: string, cols: TreeColumns, moved: readonly number[], ignoredNow: () => IgnoredNow): boolean {
   const { nDirs, nFiles, strings, types } = cols;
-  // The kept entries of each folder listed again: name → kind ("d", or the file's type letter).
-  const kept = new Map<string, Map<string, number>>();
-  for (const i of moved) kept.set(strings[i] as string, new Map());
-  const place = (path: string, kind: number) => {
-    const slash = path.lastIndexOf("/");
-    kept.get(slash < 0 ? "" : path.slice(0, slash))?.set(slash < 0 ? path : path.slice(slash + 1), kind);
-  };
-  for (let i = 0; i < nDirs; i++) if (strings[i] !== "") place(strings[i] as string, 0x64 /* d */);
-  for (let j = 0; j < nFiles; j++) place(strings[nDirs + j] as string, types[j] as number);
+  // The kept entries of each folder listed again (by place): name → kind ("d", or the file's type letter).
+  const kept = new Map<number, Map<string, number>>();
+  for (const i of moved) kept.set(i, new Map());
+  const parents = parentsOf(cols);
+  for (let k = 0; k < nDirs + nFiles; k++) kept.get(parents[k] as number)?.set(nameAt(cols, k), k < nDirs ? 0x64 /* d */ : (types[k - nDirs] as number));
   let judge: IgnoredNow | undefined;
-  for (const [dir, names] of kept) {
+  for (const [i, names] of kept) {
+    const dir = strings[i] as string;
     let listed: Dirent[];
     try {
       listed = readdirSync(dir === "" ? root : `${root}/${dir}`, { withFileTypes: true });
