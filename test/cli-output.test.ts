@@ -2,8 +2,8 @@
 // --json is one JSON object, exit statuses 0/1/2, future times refused where a time names a
 // past moment, counts in the right number, global options in every help, and file-system
 // errors that name the path and the cause.
-import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { closeSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openStore, RunStore } from "../src/index.js";
@@ -109,6 +109,31 @@ describe("standard output to a pipe", () => {
     const asJson = forge(small, ["--json", "checkpoint", "list"], { nodeArgs: ["-r", probe] });
     expect((JSON.parse(asJson.stdout) as { session: string }).session).toBe("default");
     expect(asJson.stderr).toBe("loaded:\n");
+  });
+});
+
+describe("standard output to /dev/null", () => {
+  it("is written without Node's stdout stream, which asking whether it is a terminal would make", () => {
+    const probe = join(small.path, "probe-null.cjs");
+    writeFileSync(
+      probe,
+      'process.on("exit", () => require("fs").writeSync(2, "loaded:" + process.moduleLoadList.filter((m) => /^NativeModule (net|tty|internal\\/fs\\/sync_write_stream)$/.test(m)).join(",") + "\\n"));',
+    );
+    const out = openSync("/dev/null", "w");
+    try {
+      // Colour not turned off: the CLI asks whether standard output is a terminal.
+      const env = forgeEnv({ NO_COLOR: "" });
+      const r = spawnSync(process.execPath, ["-r", probe, FORGE_BIN, "checkpoint", "list"], {
+        cwd: small.path,
+        env,
+        stdio: ["ignore", out, "pipe"],
+        encoding: "utf8",
+      });
+      expect(r.status).toBe(0);
+      expect(r.stderr).toBe("loaded:\n");
+    } finally {
+      closeSync(out);
+    }
   });
 });
 
