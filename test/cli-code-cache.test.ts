@@ -94,16 +94,50 @@ describe("the code cache of the bundled CLI", () => {
     expect(readdirSync(join(dir, "code-cache"))).toEqual([]);
   });
 
+  it("removes the caches of an earlier build of the same bundle when it writes a new one, and keeps other bundles' recent ones", () => {
+    const s = setup();
+    const [initCache] = s.bins();
+    // <where the bundle is and the runtime>-<its build>-<the command>.bin
+    const [place, build] = (initCache as string).split("-");
+    expect(place).toMatch(/^[0-9a-f]{16}$/);
+    expect(build).toMatch(/^[0-9a-f]{16}$/);
+    const superseded = join(s.dir, `${place}-0123456789abcdef-0123456789abcdef.bin`);
+    writeFileSync(superseded, "an earlier build's");
+    writeFileSync(`${superseded}.ways`, "");
+    const elsewhere = join(s.dir, "fedcba9876543210-0123456789abcdef-0123456789abcdef.bin"); // a bundle at another path
+    writeFileSync(elsewhere, "another bundle's");
+    expect(s.added(["checkpoint", "list"])).toHaveLength(1);
+    expect(existsSync(superseded)).toBe(false);
+    expect(existsSync(`${superseded}.ways`)).toBe(false);
+    expect(existsSync(elsewhere)).toBe(true);
+    expect(existsSync(join(s.dir, initCache as string))).toBe(true); // the current build's, all kept
+  });
+
+  it("keeps at most 300 cache files of other bundles, the oldest going first", () => {
+    const s = setup();
+    const now = Date.now() / 1000;
+    const others = Array.from({ length: 310 }, (_, i) =>
+      join(s.dir, `${(0xa000000000000000n + BigInt(i)).toString(16)}-0123456789abcdef-0123456789abcdef.bin`),
+    );
+    others.forEach((path, i) => {
+      writeFileSync(path, "other");
+      utimesSync(path, now - 3600 + i, now - 3600 + i); // the first ones oldest
+    });
+    expect(s.added(["checkpoint", "list"])).toHaveLength(1);
+    expect(others.filter((p) => existsSync(p))).toEqual(others.slice(10));
+    expect(s.bins().filter((f) => !others.some((p) => p.endsWith(f)))).toHaveLength(2); // init's and checkpoint list's
+  });
+
   it("removes the caches nobody wrote for a week when it writes a new one, and nothing under FORGE_NO_CODE_CACHE=1", () => {
     const s = setup();
-    const old = join(s.dir, "0123456789abcdef0123456789abcdef-0123456789abcdef.bin");
+    const old = join(s.dir, "0123456789abcdef-0123456789abcdef-0123456789abcdef.bin");
     writeFileSync(old, "old");
     const oldList = join(s.dir, "0123456789abcdef0123456789abcdef.cmds"); // an earlier version's list
     writeFileSync(oldList, "forge init");
     const weekAgo = Date.now() / 1000 - 8 * 86400;
     utimesSync(old, weekAgo, weekAgo);
     utimesSync(oldList, weekAgo, weekAgo);
-    const recent = join(s.dir, "fedcba9876543210fedcba9876543210-fedcba9876543210.bin");
+    const recent = join(s.dir, "fedcba9876543210-fedcba9876543210-fedcba9876543210.bin");
     writeFileSync(recent, "recent");
     expect(s.added(["checkpoint", "list"])).toHaveLength(1);
     expect(existsSync(old)).toBe(false);
