@@ -93,14 +93,23 @@ function jsonError(r: Run): { code: string; message: string; hint: string | null
   return error;
 }
 
+/**
+ * A script for `node -r` that writes, at exit (after everything the command did), which of
+ * Node's modules named by `modules` (a regular expression's alternatives) it loaded: "loaded:" and their names.
+ */
+function loadedProbe(name: string, modules: string): string {
+  const probe = join(small.path, name);
+  const test = `/^NativeModule (${modules})$/`;
+  writeFileSync(
+    probe,
+    `process.on("exit", () => require("fs").writeSync(2, "loaded:" + process.moduleLoadList.filter((m) => ${test}.test(m)).join(",") + "\\n"));`,
+  );
+  return probe;
+}
+
 describe("standard output to a pipe", () => {
   it("is written whole without Node's stdout stream (whose net and stream modules cost every hook ~2.5 ms)", () => {
-    // Written at exit, after everything the command did: which of Node's modules it loaded.
-    const probe = join(small.path, "probe.cjs");
-    writeFileSync(
-      probe,
-      'process.on("exit", () => require("fs").writeSync(2, "loaded:" + process.moduleLoadList.filter((m) => /^NativeModule (net|tty)$/.test(m)).join(",") + "\\n"));',
-    );
+    const probe = loadedProbe("probe.cjs", "net|tty");
     const r = forge(small, ["checkpoint", "list"], { nodeArgs: ["-r", probe] });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^\* #1 .* first$/m);
@@ -114,11 +123,7 @@ describe("standard output to a pipe", () => {
 
 describe("standard output to /dev/null", () => {
   it("is written without Node's stdout stream, which asking whether it is a terminal would make", () => {
-    const probe = join(small.path, "probe-null.cjs");
-    writeFileSync(
-      probe,
-      'process.on("exit", () => require("fs").writeSync(2, "loaded:" + process.moduleLoadList.filter((m) => /^NativeModule (net|tty|internal\\/fs\\/sync_write_stream)$/.test(m)).join(",") + "\\n"));',
-    );
+    const probe = loadedProbe("probe-null.cjs", "net|tty|internal\\/fs\\/sync_write_stream");
     const out = openSync("/dev/null", "w");
     try {
       // Colour not turned off: the CLI asks whether standard output is a terminal.
