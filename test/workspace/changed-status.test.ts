@@ -1,14 +1,14 @@
 // A status after names were added, removed or renamed: the comparison by stats finds the
 // folders whose entries changed, and a walk lists only those again (quick-status.ts
 // changedSince, walk.ts scanTreeFrom with `relisted`). Every answer must be a whole walk's.
-import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ignoredOnDisk } from "../../src/domains/workspace/ignore-rules.js";
 import { changedSince, statCompare, type WalkSettings } from "../../src/domains/workspace/quick-status.js";
 import { readTreeColumns } from "../../src/domains/workspace/tree-cache.js";
 import { DEFAULT_MAX_FILE_BYTES, type FileChange } from "../../src/domains/workspace/workspace.js";
-import { type Bench, put, workspaceBench, age, walkedStatus, cachePath } from "./support.js";
+import { type Bench, put, workspaceBench, age, walkedStatus, cachePath, HOUR_AGO_S } from "./support.js";
 
 const SETTINGS: WalkSettings = { ignore: [], secretFiles: undefined, maxFileBytes: DEFAULT_MAX_FILE_BYTES };
 const lines = (changes: readonly FileChange[]) => changes.map((c) => `${c.kind} ${c.path}${c.from === undefined ? "" : ` <- ${c.from}`}`);
@@ -159,6 +159,20 @@ describe("snapshot after names changed", () => {
     const status = await (await b.open()).status();
     expect(status.changes).toEqual([]);
     expect(status).toEqual(await walkedStatus(b));
+    expect(await fromScratch(b)).toBe(two.snapshot.filesRoot);
+  });
+
+  it("copies the kept stats of every file it did not look at again, so the next comparison reads nothing", async () => {
+    const b = await bench(); // aged, then snapshot "one": every file's stats kept
+    writeFileSync(join(b.root, "docs/new.md"), "new\n");
+    // Only what changed is aged (no longer racy): the other files are found as kept, and their kept stats go with the new tree.
+    utimesSync(join(b.root, "docs/new.md"), HOUR_AGO_S, HOUR_AGO_S);
+    utimesSync(join(b.root, "docs"), HOUR_AGO_S, HOUR_AGO_S);
+    const two = await (await b.open()).snapshot("two");
+    expect(two.walk).toBe("limited");
+    const cols = readTreeColumns(cachePath(b.root), two.snapshot.filesRoot as string);
+    const found = statCompare(b.root, cols as NonNullable<typeof cols>, SETTINGS);
+    expect(found?.reads).toEqual([]);
     expect(await fromScratch(b)).toBe(two.snapshot.filesRoot);
   });
 
