@@ -23,7 +23,7 @@ import { keySources, type StatCompared } from "./quick-status.js";
 import { walkOrder } from "./names.js";
 import { TOO_LARGE_THEN } from "./restore.js";
 import { secretByContent } from "./secret-files.js";
-import { DIR_STAT, FILE_STAT, fileEntry, nameAt, parentsOf, type TreeColumns } from "./tree-cache.js";
+import { DIR_STAT, FILE_STAT, NO_HASH, entriesIn, fileEntry, type TreeColumns } from "./tree-cache.js";
 import type { FileChange } from "./tree-compare.js";
 import type { QuickExtra, RestoreReport } from "./types.js";
 
@@ -35,7 +35,6 @@ export interface QuickRestorePlan {
 }
 
 const FOLDER = 0x64; // "d"
-const NO_HASH = "0".repeat(64);
 
 /**
  * What restoring the work tree `now` (the columns `cols` with the quick snapshot `now` of it)
@@ -72,7 +71,10 @@ export async function planQuickRestore(
   let level: [number, Hash][] = [[rootAt, target]];
   while (level.length > 0) {
     const nodes = await objects.getNodes(level.map(([, h]) => h));
-    const entries = entriesOf(cols, new Set(level.map(([i]) => i)));
+    const entries = entriesIn(
+      cols,
+      level.map(([i]) => i),
+    );
     const next: [number, Hash][] = [];
     for (const [i, hash] of level) {
       const node = nodes.get(hash);
@@ -112,16 +114,6 @@ export async function planQuickRestore(
     level = next;
   }
   return { writes, dirHashes };
-}
-
-/** The entries the columns have in folders `dirs` (by place): folder → name → place (a file's `j`, a folder's `-1 - i`). */
-function entriesOf(cols: TreeColumns, dirs: ReadonlySet<number>): Map<number, Map<string, number>> {
-  const { nDirs, nFiles } = cols;
-  const parents = parentsOf(cols);
-  const out = new Map<number, Map<string, number>>();
-  for (const i of dirs) out.set(i, new Map());
-  for (let k = 0; k < nDirs + nFiles; k++) out.get(parents[k] as number)?.set(nameAt(cols, k), k < nDirs ? -1 - k : k - nDirs);
-  return out;
 }
 
 /**

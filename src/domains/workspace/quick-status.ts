@@ -21,7 +21,7 @@ import { ignoreFileKey } from "./ignore-rules.js";
 import { walkOrder } from "./names.js";
 import { isSecretFile, secretByContent, type SecretFilesOption } from "./secret-files.js";
 import type { StatSignature } from "./stat-cache.js";
-import { DIR_STAT, FILE_STAT, fileEntry, nameAt, parentsOf, type TreeColumns } from "./tree-cache.js";
+import { DIR_STAT, FILE_STAT, entriesIn, fileEntry, type TreeColumns } from "./tree-cache.js";
 import type { FileChange } from "./tree-compare.js";
 
 /** A file modified this close to the walk (or after it) may have changed again unseen: hashed. */
@@ -226,14 +226,10 @@ export function statCompare(
  * tree lacks are read only when one is met (the root's `.git` and `.forge` need none).
  */
 function sameNames(root: string, cols: TreeColumns, moved: readonly number[], ignoredNow: () => IgnoredNow): boolean {
-  const { nDirs, nFiles, strings, types } = cols;
-  // The kept entries of each folder listed again (by place): name → kind ("d", or the file's type letter).
-  const kept = new Map<number, Map<string, number>>();
-  for (const i of moved) kept.set(i, new Map());
-  const parents = parentsOf(cols);
-  for (let k = 0; k < nDirs + nFiles; k++) kept.get(parents[k] as number)?.set(nameAt(cols, k), k < nDirs ? 0x64 /* d */ : (types[k - nDirs] as number));
+  const { strings, types } = cols;
   let judge: IgnoredNow | undefined;
-  for (const [i, names] of kept) {
+  // The kept entries of each folder listed again: name → place (a folder's is negative).
+  for (const [i, names] of entriesIn(cols, moved)) {
     const dir = strings[i] as string;
     let listed: Dirent[];
     try {
@@ -243,8 +239,8 @@ function sameNames(root: string, cols: TreeColumns, moved: readonly number[], ig
     }
     let found = 0;
     for (const d of listed) {
-      const kind = names.get(d.name);
-      if (kind === undefined) {
+      const at = names.get(d.name);
+      if (at === undefined) {
         const path = dir === "" ? d.name : `${dir}/${d.name}`;
         // A secret file is left out, but the walk names it (`secretFiles`): the walk says.
         if (!d.isDirectory() && isSecretFile(root, path)) return false;
@@ -253,6 +249,7 @@ function sameNames(root: string, cols: TreeColumns, moved: readonly number[], ig
         return false; // a name the walk would take: added or renamed
       }
       found++;
+      const kind = at < 0 ? 0x64 /* d */ : (types[at] as number);
       const same =
         kind === 0x64 ? d.isDirectory() : kind === 0x6c /* l */ ? d.isSymbolicLink() : (kind === 0x66 /* f */ || kind === 0x78) /* x */ && d.isFile();
       if (!same) return false;

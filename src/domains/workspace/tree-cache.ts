@@ -31,7 +31,8 @@ const MAGIC = 0x31435446; // "FTC1" little-endian
 const MAGIC_STATS = 0x32435446; // "FTC2"
 const HEADER = 48;
 const TYPES = "flxu";
-const NO_HASH = "0".repeat(64);
+/** What the columns hold as the hash of a file kept without content (too large, unreadable). */
+export const NO_HASH = "0".repeat(64);
 export const DIR_STAT = 3;
 export const FILE_STAT = 4;
 
@@ -379,6 +380,19 @@ export function parentsOf(cols: TreeColumns): Int32Array {
   }
   parentsMemo.set(cols, parents);
   return parents;
+}
+
+/**
+ * The entries the columns have in folders `dirs` (places of folders): folder → name → place
+ * (a file's `j`, a folder's `-1 - i`). One pass over the folder index (`parentsOf`).
+ */
+export function entriesIn(cols: TreeColumns, dirs: Iterable<number>): Map<number, Map<string, number>> {
+  const { nDirs, nFiles } = cols;
+  const parents = parentsOf(cols);
+  const out = new Map<number, Map<string, number>>();
+  for (const i of dirs) out.set(i, new Map());
+  for (let k = 0; k < nDirs + nFiles; k++) out.get(parents[k] as number)?.set(nameAt(cols, k), k < nDirs ? -1 - k : k - nDirs);
+  return out;
 }
 
 /** The last component of entry `k`'s path (folders first, then files). */

@@ -97,22 +97,10 @@ export function changedStats(
   };
   /** The kept folder's place, unless it was listed again (its stats are the walk's). */
   const keptDirPlace = (path: string): number | undefined => (relisted.has(path) ? undefined : dirIndex().get(path));
-  /** Whether `path` is in a folder listed again: by prefix while they are few (no parent path cut from each of 10,000). */
-  const few = relisted.size <= 8 ? [...relisted] : undefined;
+  /** Whether `path` is in a folder listed again. */
   const inRelisted = (path: string): boolean => {
-    if (few === undefined) {
-      const slash = path.lastIndexOf("/");
-      return relisted.has(slash < 0 ? "" : path.slice(0, slash));
-    }
-    for (const dir of few) {
-      if (
-        dir === ""
-          ? path.indexOf("/") < 0
-          : path.length > dir.length && path.charCodeAt(dir.length) === 47 && path.startsWith(dir) && path.indexOf("/", dir.length + 1) < 0
-      )
-        return true;
-    }
-    return false;
+    const slash = path.lastIndexOf("/");
+    return relisted.has(slash < 0 ? "" : path.slice(0, slash));
   };
   /** File `path`'s place in the kept columns, if there. */
   const placeOf = (path: string): number | undefined => {
