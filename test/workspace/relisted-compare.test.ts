@@ -90,6 +90,27 @@ describe("a comparison by stats with moved folders listed again", () => {
     });
   }
 
+  it("lists a racy root holding .git and .forge again without reading the ignore rules", async () => {
+    // As just after `forge init` in a repository: the root's times moved within a second of the snapshot.
+    const b = await bench();
+    mkdirSync(join(b.root, ".git"));
+    writeFileSync(join(b.root, "src/a.ts"), "a, edited\n");
+    const head = (await b.ws.session.head()).checkpoint?.filesRoot as string;
+    const cols = readTreeColumns(cachePath(b.root), head) as NonNullable<ReturnType<typeof readTreeColumns>>;
+    let rulesRead = 0;
+    const found = statCompare(b.root, cols, SETTINGS, undefined, () => {
+      rulesRead++;
+      return ignoredOnDisk(b.root);
+    });
+    expect(found?.dirStats).toBeDefined();
+    expect(found?.reads.map((r) => r.path)).toEqual(["src/a.ts"]);
+    expect(rulesRead).toBe(0);
+    // A name the kept tree lacks beside them still has the rules read, and judged.
+    writeFileSync(join(b.root, "debug.log"), "ignored\n");
+    expect(statCompare(b.root, cols, SETTINGS, undefined, () => (rulesRead++, ignoredOnDisk(b.root)))).toBeDefined();
+    expect(rulesRead).toBe(1);
+  });
+
   const changed: [string, (root: string) => void][] = [
     ["a file created", (r) => writeFileSync(join(r, "src/new.ts"), "new\n")],
     ["a file deleted", (r) => unlinkSync(join(r, "src/b.ts"))],

@@ -31,6 +31,11 @@ const FILES = [".gitignore", ".forgeignore"] as const;
 /** Git's and Forge's own folders: never part of a snapshot, tracked or not. */
 const NEVER = new Set([".git", ".forge"]);
 
+/** Whether a folder of this name is left out wherever it is, whatever the rules say (git's and Forge's own). */
+export function neverTaken(name: string): boolean {
+  return NEVER.has(name);
+}
+
 interface Level {
   /** The directory the patterns are relative to ("" for the root and above), with a trailing "/". */
   readonly prefix: string;

@@ -17,7 +17,7 @@ import { readBlob } from "../../objects/blob-read.js";
 import { blobObjects, type FileInfo } from "../../objects/file-tree.js";
 import { S_IFDIR, S_IFMT, S_IFREG, ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE, inRoot, statBuffer, walkLstat } from "./fast-stat.js";
 import { gitView } from "./git-view.js";
-import { ignoreFileKey } from "./ignore-rules.js";
+import { ignoreFileKey, neverTaken } from "./ignore-rules.js";
 import { walkOrder } from "./names.js";
 import { isSecretFile, secretByContent, type SecretFilesOption } from "./secret-files.js";
 import type { StatSignature } from "./stat-cache.js";
@@ -223,7 +223,7 @@ export function statCompare(
  * Whether folders `moved` (places in `cols`) hold the names the kept tree has in them, each
  * of the same kind (a folder, a regular file, a symlink), and nothing else the walk would
  * take: only their files' contents can then differ. The rules that judge a name the kept
- * tree lacks are read only when one is met (the root's `.git` and `.forge` need none).
+ * tree lacks are read only when one is met: `.git` and `.forge` folders need none.
  */
 function sameNames(root: string, cols: TreeColumns, moved: readonly number[], ignoredNow: () => IgnoredNow): boolean {
   const { strings, types } = cols;
@@ -241,6 +241,7 @@ function sameNames(root: string, cols: TreeColumns, moved: readonly number[], ig
     for (const d of listed) {
       const at = names.get(d.name);
       if (at === undefined) {
+        if (d.isDirectory() && neverTaken(d.name)) continue; // git's and Forge's own folders: no rules to read
         const path = dir === "" ? d.name : `${dir}/${d.name}`;
         // A secret file is left out, but the walk names it (`secretFiles`): the walk says.
         if (!d.isDirectory() && isSecretFile(root, path)) return false;
