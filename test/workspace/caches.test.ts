@@ -7,7 +7,8 @@ import { join } from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { buildTree, readTree, type Tree } from "../../src/objects/file-tree.js";
-import { readTreeCache, writeTreeCache } from "../../src/domains/workspace/tree-cache.js";
+import { readTreeCache } from "../../src/domains/workspace/tree-cache.js";
+import { writeTreeCache } from "../../src/domains/workspace/tree-cache-write.js";
 import type { Store } from "../../src/index.js";
 import { put, walkTree, workspaceBench } from "./support.js";
 

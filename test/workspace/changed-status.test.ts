@@ -147,7 +147,9 @@ describe("snapshot after names changed", () => {
 
   it("keeps the stats of what it did not look at, so a status after it needs no walk", async () => {
     const b = await bench();
-    writeFileSync(join(b.root, "docs/new.md"), "new\n");
+    // A new folder: the folder above is listed by a walk (a new file alone is taken in by a quick snapshot).
+    mkdirSync(join(b.root, "docs/more"));
+    writeFileSync(join(b.root, "docs/more/new.md"), "new\n");
     // Aged before the snapshot: the folder's new times are not racy, so the kept stats hold after it.
     age(b.root);
     const two = await (await b.open()).snapshot("two");
@@ -164,10 +166,10 @@ describe("snapshot after names changed", () => {
 
   it("copies the kept stats of every file it did not look at again, so the next comparison reads nothing", async () => {
     const b = await bench(); // aged, then snapshot "one": every file's stats kept
-    writeFileSync(join(b.root, "docs/new.md"), "new\n");
+    mkdirSync(join(b.root, "docs/more"));
+    writeFileSync(join(b.root, "docs/more/new.md"), "new\n");
     // Only what changed is aged (no longer racy): the other files are found as kept, and their kept stats go with the new tree.
-    utimesSync(join(b.root, "docs/new.md"), HOUR_AGO_S, HOUR_AGO_S);
-    utimesSync(join(b.root, "docs"), HOUR_AGO_S, HOUR_AGO_S);
+    for (const p of ["docs/more/new.md", "docs/more", "docs"]) utimesSync(join(b.root, p), HOUR_AGO_S, HOUR_AGO_S);
     const two = await (await b.open()).snapshot("two");
     expect(two.walk).toBe("limited");
     const cols = readTreeColumns(cachePath(b.root), two.snapshot.filesRoot as string);

@@ -5,7 +5,8 @@
 import { lstatSync, readFileSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readTree, type Tree } from "../../src/objects/file-tree.js";
-import { type Edit, patchInPlace, readTreeColumns, treeFromColumns } from "../../src/domains/workspace/tree-cache.js";
+import { readTreeColumns, treeFromColumns } from "../../src/domains/workspace/tree-cache.js";
+import { type Edit, patchInPlace } from "../../src/domains/workspace/tree-cache-write.js";
 import { type Bench, put, workspaceBench, age, walkedStatus, cachePath } from "./support.js";
 
 const sorted = (t: Tree) => ({ files: [...t.files].sort(([x], [y]) => (x < y ? -1 : 1)), dirs: [...t.dirs].sort(([x], [y]) => (x < y ? -1 : 1)) });

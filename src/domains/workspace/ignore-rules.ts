@@ -36,6 +36,11 @@ export function neverTaken(name: string): boolean {
   return NEVER.has(name);
 }
 
+/** Whether a file of this name holds ignore rules (for the folder it is in and those below). */
+export function isIgnoreFile(name: string): boolean {
+  return (FILES as readonly string[]).includes(name);
+}
+
 interface Level {
   /** The directory the patterns are relative to ("" for the root and above), with a trailing "/". */
   readonly prefix: string;

@@ -16,7 +16,8 @@ import { dirNodeText, type DirEntry } from "../../objects/node.js";
 import type { ObjectStore } from "../../objects/object-store.js";
 import type { StatCompared } from "./quick-status.js";
 import { StatCache } from "./stat-cache.js";
-import { FILE_STAT, fileEntry, nameAt, parentsOf, type CachePatch, type TreeColumns } from "./tree-cache.js";
+import { FILE_STAT, fileEntry, nameAt, parentsOf, type TreeColumns } from "./tree-cache.js";
+import type { CachePatch } from "./tree-cache-write.js";
 import { sameEntry, type FileChange } from "./tree-compare.js";
 import { hashPending, hashingProgress } from "./walk.js";
 
@@ -27,7 +28,7 @@ export interface QuickTree {
   readonly objects: Map<Hash, Buffer>;
   /** The files read again, by path, as they are now (those that differ are `changes`). */
   readonly read: ReadonlyMap<string, FileInfo>;
-  /** "modified" only, in path order (the folders are as they were). */
+  /** "modified", and "created" for new files in folders listed again, in path order (no name was removed). */
   readonly changes: FileChange[];
   /** Bytes of file objects written to the store. */
   readonly newBytes: number;
@@ -57,7 +58,7 @@ export async function quickTree(
   const cache = StatCache.empty();
   const scan = {
     tree: { files: new Map<string, FileInfo>(), dirs: new Map() },
-    pending: found.reads.map((r) => ({ path: r.path, st: r.st, mode: r.st.mode & 0o777 })),
+    pending: [...found.reads, ...(found.added ?? [])].map((r) => ({ path: r.path, st: r.st, mode: r.st.mode & 0o777 })),
     unreadable: new Map<string, string>(),
     large: [],
   };
@@ -81,49 +82,84 @@ export async function quickTree(
     bytes += now.size - before.size;
     changes.push({ path: r.path, kind: "modified", before, after: now });
   }
+  // New files in folders listed again (nothing was removed, so none is a rename): appended to the columns.
+  const added: { path: string; info: FileInfo; stats: number[] }[] = [];
+  for (const a of found.added ?? []) {
+    const now = read.get(a.path);
+    if (now?.type !== "f") return undefined;
+    const kept = new Float64Array(FILE_STAT);
+    added.push({
+      path: a.path,
+      info: now,
+      stats: cache.statInto(a.path, now.hash, now.size, kept, 0) ? [...kept] : [Number.NaN, Number.NaN, Number.NaN, Number.NaN],
+    });
+    bytes += now.size;
+    changes.push({ path: a.path, kind: "created", before: null, after: now });
+  }
   changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
-  const built = buildFromColumns(cols, changed);
+  const built = buildFromColumns(cols, changed, added);
   return {
     root: built.root,
     objects: built.objects,
     read,
     changes,
     newBytes,
-    files: nFiles,
+    files: nFiles + added.length,
     bytes,
     tooLarge: found.tooLarge,
     secretFiles: found.secretFiles,
-    patch: { root: built.root, dirHashes: built.dirHashes, files: patched, takenAt: found.takenAt, dirStats: found.dirStats ?? stats.dirs, fileStats },
+    patch: {
+      root: built.root,
+      dirHashes: built.dirHashes,
+      files: patched,
+      takenAt: found.takenAt,
+      dirStats: found.dirStats ?? stats.dirs,
+      fileStats,
+      ...(added.length > 0 && { added }),
+    },
   };
 }
 
 /**
- * The folders' objects of the columns' tree with `changed` (files by place) in it: only the
- * folders above a changed file are made anew, each from its entries as `buildTree` lists them.
+ * The folders' objects of the columns' tree with `changed` (files by place) and `added` (new
+ * files, in folders the columns have) in it: only the folders above a changed or new file are
+ * made anew, each from its entries as `buildTree` lists them.
  */
-function buildFromColumns(cols: TreeColumns, changed: ReadonlyMap<number, FileInfo>): { root: Hash; objects: Map<Hash, Buffer>; dirHashes: Hash[] } {
+function buildFromColumns(
+  cols: TreeColumns,
+  changed: ReadonlyMap<number, FileInfo>,
+  added: readonly { readonly path: string; readonly info: FileInfo }[] = [],
+): { root: Hash; objects: Map<Hash, Buffer>; dirHashes: Hash[] } {
   const { nDirs, nFiles, strings, nums, types } = cols;
   const dirHashes: Hash[] = [];
   for (let i = 0; i < nDirs; i++) dirHashes.push(cols.hashOf(i));
   const objects = new Map<Hash, Buffer>();
   const rootAt = strings.indexOf("");
   if (rootAt < 0 || rootAt >= nDirs) throw new ForgeError("INVALID_STATE", "the tree cache has no root folder");
-  if (changed.size === 0) return { root: cols.root, objects, dirHashes };
+  if (changed.size === 0 && added.length === 0) return { root: cols.root, objects, dirHashes };
   const parents = parentsOf(cols);
-  // Every folder above a changed file (by place), each with the entries it will list.
+  // Every folder above a changed or new file (by place), each with the entries it will list.
   const dirty = new Map<number, DirEntry[]>();
-  for (const j of changed.keys()) {
-    let up = parents[nDirs + j] as number;
+  const markAbove = (first: number, path: string) => {
+    let up = first;
     let top = -1;
     for (; up >= 0 && !dirty.has(up); up = parents[up] as number) {
       dirty.set(up, []);
       top = up;
     }
     // Up to a folder already marked, or to the root: else a folder on the way is not in the columns.
-    if (up < 0 && top !== rootAt) {
-      const path = strings[nDirs + j] as string;
+    if (up < 0 && top !== rootAt)
       throw new ForgeError("INVALID_STATE", `the tree cache has a file in ${path.slice(0, Math.max(0, path.lastIndexOf("/")))} but no such folder`);
-    }
+  };
+  for (const j of changed.keys()) markAbove(parents[nDirs + j] as number, strings[nDirs + j] as string);
+  const dirAt = added.length > 0 ? new Map(strings.slice(0, nDirs).map((d, i) => [d, i])) : undefined;
+  const addedIn: [number, FileInfo, string][] = [];
+  for (const { path, info } of added) {
+    const slash = path.lastIndexOf("/");
+    const i = dirAt?.get(slash < 0 ? "" : path.slice(0, slash));
+    if (i === undefined) throw new ForgeError("INVALID_STATE", `a new file ${path} is in no folder of the tree cache`);
+    markAbove(i, path);
+    addedIn.push([i, info, path.slice(slash + 1)]);
   }
   // The files in them: one pass over the places (a symlink's target is the next of the targets, in file order).
   let links = 0;
@@ -136,6 +172,7 @@ function buildFromColumns(cols: TreeColumns, changed: ReadonlyMap<number, FileIn
     const name = nameAt(cols, nDirs + j);
     list.push(f.type === "l" ? [f.hash, name, f.type, f.mode, f.size, f.target ?? ""] : [f.hash, name, f.type, f.mode, f.size]);
   }
+  for (const [i, f, name] of addedIn) (dirty.get(i) as DirEntry[]).push([f.hash, name, f.type, f.mode, f.size]);
   // Deepest first, so that a folder's new hash is known before its parent lists it.
   const order = [...dirty.keys()].sort((a, b) => depth(strings[b] as string) - depth(strings[a] as string) || a - b);
   for (const i of order) {

@@ -17,7 +17,7 @@ import { readBlob } from "../../objects/blob-read.js";
 import { blobObjects, type FileInfo } from "../../objects/file-tree.js";
 import { S_IFDIR, S_IFMT, S_IFREG, ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE, inRoot, statBuffer, walkLstat } from "./fast-stat.js";
 import { gitView } from "./git-view.js";
-import { ignoreFileKey, neverTaken } from "./ignore-rules.js";
+import { ignoreFileKey, isIgnoreFile, neverTaken } from "./ignore-rules.js";
 import { walkOrder } from "./names.js";
 import { isSecretFile, secretByContent, type SecretFilesOption } from "./secret-files.js";
 import type { StatSignature } from "./stat-cache.js";
@@ -131,6 +131,21 @@ export interface StatCompared {
    * but for those, as just taken. Absent when every folder was as kept.
    */
   readonly dirStats?: Float64Array;
+  /**
+   * Regular files a folder listed again holds that the kept tree lacks, which the walk would
+   * take (only when the caller allowed them: `allowAdded`), in path order, with their stats.
+   */
+  readonly added?: readonly { readonly path: string; readonly st: StatSignature }[];
+}
+
+/** A comparison a quick walk can go by (scanner.ts): one that found no new files, which only a listing takes in. */
+export function walkable(found: StatCompared | undefined): StatCompared | undefined {
+  return found?.added === undefined ? found : undefined;
+}
+
+/** Whether a comparison found nothing to read: the files are as the kept tree has them. */
+export function nothingChanged(found: StatCompared): boolean {
+  return found.reads.length === 0 && (found.added?.length ?? 0) === 0;
 }
 
 /** Whether the walk leaves `path` out now (ignore-rules.ts `ignoredOnDisk`): names a folder listed again has and the kept tree lacks. */
@@ -152,6 +167,7 @@ export function statCompare(
   settings: WalkSettings,
   foldersSame?: () => void,
   ignoredNow?: () => IgnoredNow,
+  allowAdded = false,
 ): StatCompared | undefined {
   const takenAt = Date.now();
   const stats = cols.stats;
@@ -183,15 +199,29 @@ export function statCompare(
     dirStats[s + 1] = st[ST_CTIME] as number;
     dirStats[s + 2] = st[ST_INO] as number;
   }
-  if (moved.length > 0 && !(ignoredNow && sameNames(root, cols, moved, ignoredNow))) return undefined;
+  const addedPaths = moved.length > 0 && ignoredNow ? relisted(root, cols, moved, ignoredNow, allowAdded) : [];
+  if (addedPaths === undefined) return undefined;
   // No folder changed: only the files' stats are left to compare (the caller stops the walk preload).
   foldersSame?.();
+  const added: { path: string; st: StatSignature }[] = [];
+  for (const path of addedPaths) {
+    try {
+      if (!lstat(`${prefix}${path}`, st)) return undefined; // gone again since listed
+    } catch {
+      return undefined;
+    }
+    const mode = st[ST_MODE] as number;
+    const size = st[ST_SIZE] as number;
+    // A file too large to read is listed without content by the walk: it says.
+    if ((mode & S_IFMT) !== S_IFREG || size > settings.maxFileBytes) return undefined;
+    added.push({ path, st: { size, mtimeMs: st[ST_MTIME] as number, ctimeMs: st[ST_CTIME] as number, ino: st[ST_INO] as number, mode } });
+  }
   const _files = stats.files;
   const reads: StatChange[] = [];
   const tooLarge: string[] = [];
   // The files by paths relative to the root where the process allows it (fast-stat.ts).
   const whole = inRoot(root, (base) => {
-    let readBytes = 0;
+    let readBytes = added.reduce((sum, a) => sum + a.st.size, 0);
     for (let j = 0; j < nFiles; j++) {
       const path = strings[nDirs + j] as string;
       const _s = j * FILE_STAT;
@@ -211,23 +241,34 @@ export function statCompare(
       if (type !== 0x66 /* f */ || (mode & S_IFMT) !== S_IFREG || size > settings.maxFileBytes || secretByContent(path)) return false;
       reads.push({ j, path, st: { size, mtimeMs: mtime, ctimeMs: st[ST_CTIME] as number, ino: st[ST_INO] as number, mode } });
       readBytes += size;
-      if (reads.length > MAX_READS || readBytes > MAX_READ_BYTES) return false;
+      if (reads.length + added.length > MAX_READS || readBytes > MAX_READ_BYTES) return false;
     }
     return true;
   });
   if (!whole) return undefined;
-  return { takenAt, reads, tooLarge: tooLarge.sort(walkOrder), secretFiles: stats.secretFiles, ...(dirStats && { dirStats }) };
+  return {
+    takenAt,
+    reads,
+    tooLarge: tooLarge.sort(walkOrder),
+    secretFiles: stats.secretFiles,
+    ...(dirStats && { dirStats }),
+    ...(added.length > 0 && { added: added.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0)) }),
+  };
 }
 
 /**
  * Whether folders `moved` (places in `cols`) hold the names the kept tree has in them, each
  * of the same kind (a folder, a regular file, a symlink), and nothing else the walk would
- * take: only their files' contents can then differ. The rules that judge a name the kept
- * tree lacks are read only when one is met: `.git` and `.forge` folders need none.
+ * take but — with `allowAdded` — new regular files: the paths of those (none: only their
+ * files' contents can differ), or undefined when a walk must say. The rules that judge a
+ * name the kept tree lacks are read only when one is met: `.git` and `.forge` folders need
+ * none. A new folder, symlink, ignore file, or file whose name or content makes it a secret
+ * file is left to the walk.
  */
-function sameNames(root: string, cols: TreeColumns, moved: readonly number[], ignoredNow: () => IgnoredNow): boolean {
+function relisted(root: string, cols: TreeColumns, moved: readonly number[], ignoredNow: () => IgnoredNow, allowAdded: boolean): string[] | undefined {
   const { strings, types } = cols;
   let judge: IgnoredNow | undefined;
+  const added: string[] = [];
   // The kept entries of each folder listed again: name → place (a folder's is negative).
   for (const [i, names] of entriesIn(cols, moved)) {
     const dir = strings[i] as string;
@@ -235,7 +276,7 @@ function sameNames(root: string, cols: TreeColumns, moved: readonly number[], ig
     try {
       listed = readdirSync(dir === "" ? root : `${root}/${dir}`, { withFileTypes: true });
     } catch {
-      return false;
+      return undefined;
     }
     let found = 0;
     for (const d of listed) {
@@ -244,20 +285,24 @@ function sameNames(root: string, cols: TreeColumns, moved: readonly number[], ig
         if (d.isDirectory() && neverTaken(d.name)) continue; // git's and Forge's own folders: no rules to read
         const path = dir === "" ? d.name : `${dir}/${d.name}`;
         // A secret file is left out, but the walk names it (`secretFiles`): the walk says.
-        if (!d.isDirectory() && isSecretFile(root, path)) return false;
+        if (!d.isDirectory() && isSecretFile(root, path)) return undefined;
         judge ??= ignoredNow();
         if (judge(path, d.isDirectory())) continue;
-        return false; // a name the walk would take: added or renamed
+        if (allowAdded && d.isFile() && !isIgnoreFile(d.name) && !secretByContent(path)) {
+          added.push(path);
+          continue;
+        }
+        return undefined; // a name the walk would take: a folder, a symlink, or a file renamed here
       }
       found++;
       const kind = at < 0 ? 0x64 /* d */ : (types[at] as number);
       const same =
         kind === 0x64 ? d.isDirectory() : kind === 0x6c /* l */ ? d.isSymbolicLink() : (kind === 0x66 /* f */ || kind === 0x78) /* x */ && d.isFile();
-      if (!same) return false;
+      if (!same) return undefined;
     }
-    if (found !== names.size) return false; // a name gone
+    if (found !== names.size) return undefined; // a name gone
   }
-  return true;
+  return added;
 }
 
 /** What changed since the walk that kept `cols`' stats, for a walk limited to it (walk.ts `scanTreeFrom`). */
@@ -341,7 +386,7 @@ export function changedSince(root: string, cols: TreeColumns, settings: WalkSett
 }
 
 export interface QuickStatus {
-  /** Files whose content, type or mode differs from the tree's, in path order ("modified" only: any other change shows in a folder). */
+  /** Files whose content, type or mode differs from the tree's ("modified"), and new files in folders listed again ("created"), in path order. */
   readonly changes: FileChange[];
   readonly tooLarge: string[];
   readonly secretFiles: readonly string[];
@@ -357,7 +402,7 @@ export function quickStatus(
   foldersSame?: () => void,
   ignoredNow?: () => IgnoredNow,
 ): QuickStatus | undefined {
-  const found = statCompare(root, cols, settings, foldersSame, ignoredNow);
+  const found = statCompare(root, cols, settings, foldersSame, ignoredNow, true);
   mark("quick: files stat'ed");
   if (found === undefined) return undefined;
   const changes: FileChange[] = [];
@@ -373,6 +418,16 @@ export function quickStatus(
     const after: FileInfo = { type: "f", mode: st.mode & 0o777, size: blob.length - 1, hash: blobObjects(blob).hash };
     if (after.hash === before.hash && after.mode === before.mode && after.size === before.size) stale++;
     else changes.push({ path, kind: "modified", before, after });
+  }
+  // New files only (nothing was removed): none of them can be a rename.
+  for (const { path, st } of found.added ?? []) {
+    let blob: Buffer;
+    try {
+      blob = readBlob(`${root}/${path}`, st.size);
+    } catch {
+      return undefined;
+    }
+    changes.push({ path, kind: "created", before: null, after: { type: "f", mode: st.mode & 0o777, size: blob.length - 1, hash: blobObjects(blob).hash } });
   }
   changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
   return { changes, tooLarge: found.tooLarge, secretFiles: found.secretFiles, stale };

@@ -23,7 +23,8 @@ import {
 } from "./quick-status.js";
 import { StatCache, StatCacheFile } from "./stat-cache.js";
 import { changedStats, quickStats, trustable, walkedStats } from "./walk-stats.js";
-import { type TreeColumns, type WalkStats, writeTreeCache } from "./tree-cache.js";
+import type { TreeColumns, WalkStats } from "./tree-cache.js";
+import { writeTreeCache } from "./tree-cache-write.js";
 import { sameDirs, sameEntry, type FileChange } from "./tree-compare.js";
 import { mark } from "../../core/trace.js";
 import { takeWalkPreload } from "./walk-preload.js";
@@ -226,9 +227,13 @@ export class Scanner {
     writeTreeCache(path, root, base, { ...stats, bulk: undefined, from: undefined, file });
   }
 
-  /** The files against the tree in `cols` by their stats (quick-status.ts): no read means they are that tree. */
-  compare(cols: TreeColumns): StatCompared | undefined {
-    return statCompare(this.#root, cols, this.settings, this.#noWalk, this.#ignoredNow);
+  /**
+   * The files against the tree in `cols` by their stats (quick-status.ts): no read means they
+   * are that tree. `allowAdded`: new files in folders listed again come back as `added`, for a
+   * caller that records them (a snapshot); else such a folder is left to a walk.
+   */
+  compare(cols: TreeColumns, allowAdded = false): StatCompared | undefined {
+    return statCompare(this.#root, cols, this.settings, this.#noWalk, this.#ignoredNow, allowAdded);
   }
 
   /** What judges the names a folder listed again by a comparison of stats holds beyond the kept tree's: the walk's rules, read when first needed. */

@@ -21,12 +21,12 @@ import type { SecretFilesOption } from "./secret-files.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
 import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativeIn, relativePaths, type FileChange } from "./tree-compare.js";
 import { KeptTrees } from "./kept-trees.js";
-import { writePatchedTreeCache, writeTreeCache, type TreeColumns } from "./tree-cache.js";
+import type { TreeColumns } from "./tree-cache.js";
+import { writePatchedTreeCache, writeTreeCache } from "./tree-cache-write.js";
 import { quickTree, type QuickTree } from "./quick-snapshot.js";
 import { applyRetention, madeOf, madeOfQuick, refuseUnknown, snapshotResult, snapshotState, type Made, type Recorded, recordedQuick } from "./snapshot-made.js";
-import type { StatCompared } from "./quick-status.js";
+import { nothingChanged, walkable, type StatCompared } from "./quick-status.js";
 import { mark } from "../../core/trace.js";
-
 import { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
 export { DEFAULT_MAX_FILE_BYTES, STRATEGIES, WORKSPACE_SESSION, countChanges, type Strategy } from "./names.js";
 export { compareTrees, type FileChange } from "./tree-compare.js";
@@ -158,8 +158,8 @@ export class Workspace {
     // Files as HEAD has them by their stats alone (no file to read): nothing to record, no tree built (a hook after a tool that wrote nothing).
     const head = options.changed === undefined ? (await this.session.head()).checkpoint : null;
     const cols = head?.filesRoot && this.#kept.lastCommit?.root !== head.filesRoot ? this.#kept.columns(head.filesRoot) : undefined;
-    const found = cols && this.#scanner.compare(cols);
-    if (found?.reads.length === 0) return null;
+    const found = cols && this.#scanner.compare(cols, true);
+    if (found && nothingChanged(found)) return null;
     return this.#snapshotLoop(message, options, true, undefined, cols && found && { cols, found });
   }
 
@@ -191,7 +191,7 @@ export class Workspace {
     // Only file contents changed: the snapshot is made from the kept columns (quick-snapshot.ts), no tree built.
     const head = (await this.session.head()).checkpoint;
     const cols = !scanned && !options.into && !options.safety && options.changed === undefined ? this.#kept.withStats(head?.filesRoot) : undefined;
-    const found = cols && (compared?.cols === cols ? compared.found : this.#scanner.compare(cols));
+    const found = cols && (compared?.cols === cols ? compared.found : this.#scanner.compare(cols, true));
     const q = cols && found && (await quickTree(this.root, cols, found, this.#objects, options.onProgress));
     if (q) mark("snapshot: files read against the kept columns");
     const outside = q && !options.trusted ? this.#journal.unknown(q.changes, q.read) : [];
@@ -202,10 +202,11 @@ export class Workspace {
       return this.#commitQuick(cols, q, message, options.tags ?? [], { unknown: strategy === "warn" ? unknown : [], epoch }, unknown);
     }
     const base = await this.#base();
-    // A comparison by stats just made against the same columns is not made again; one that found a folder changed, not at all.
-    const known = found ?? (compared?.cols === base?.quick?.cols ? compared?.found : undefined);
+    // A comparison by stats just made against the same columns is not made again; one that found a folder changed (or new files), not at all.
+    const known = walkable(found) ?? (compared?.cols === base?.quick?.cols ? walkable(compared?.found) : undefined);
     const quick =
-      base?.quick && (cols === base.quick.cols && !found ? { ...base.quick, foldersChanged: true } : known ? { ...base.quick, found: known } : base.quick);
+      base?.quick &&
+      (cols === base.quick.cols && !walkable(found) ? { ...base.quick, foldersChanged: true } : known ? { ...base.quick, found: known } : base.quick);
     mark("snapshot: last snapshot's tree read");
     // A walk made before the epoch was read is as good as one made now: every hash in it is
     // checked to be stored (or its file stored) below, after the read.

@@ -1,0 +1,242 @@
+// Writing the tree cache (tree-cache.ts has its layout and reads it): whole, from a walk's
+// tree; or, after a quick snapshot, as the bytes it was read as with what changed patched in
+// place — and grown by the new files when a folder listed again held some.
+import { closeSync, fstatSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
+import type { FileInfo, Tree } from "../../objects/file-tree.js";
+import { sha256, sha256Edited, type Hash } from "../../objects/hash.js";
+import { DIR_STAT, FILE_STAT, HEADER, encodeTree, type TreeColumns, type WalkStats } from "./tree-cache.js";
+
+export function writeTreeCache(path: string, root: Hash, tree: Tree, walk?: WalkStats): void {
+  const from = walk?.from;
+  const edits = from && patched(from.cols, from.reread, root, tree, walk);
+  if (from && edits) writeEdited(path, from.cols.raw, edits);
+  else writeWhole(path, encodeTree(root, tree, walk));
+}
+
+/** Writes `buf` as the cache file whole: a temporary file renamed over the old. */
+function writeWhole(path: string, buf: Buffer): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, buf);
+  renameSync(tmp, path);
+}
+
+/** `edits` made to the cache file that held `was`: in place where it still can be, else the edited bytes written whole. */
+function writeEdited(path: string, was: Buffer, edits: readonly Edit[]): void {
+  if (patchInPlace(path, was, edits)) return;
+  const buf = Buffer.from(was);
+  for (const [at, bytes] of edits) buf.set(bytes, at);
+  writeWhole(path, buf);
+}
+
+/** A change to a cache file's bytes: these bytes at this offset. */
+export type Edit = readonly [at: number, bytes: Uint8Array];
+
+/**
+ * Writes `edits` (in offset order, not overlapping) into the file at `path`, which held
+ * `was`, those to the header (its checksum) last: a quick snapshot of a few files changes a
+ * few hundred bytes of ~1 MB, and writing them costs ~0.1 ms, where copying the bytes and
+ * writing a new file renamed over the old one cost ~7 ms (the copy's fresh pages, and ext4
+ * flushing a file renamed over another). False, with nothing written, when the file is gone
+ * or of another size (it is then written whole).
+ *
+ * Safe without a lock because every reader checks the checksum over all the bytes: a reader
+ * that reads in the middle of the writes, a write cut short by a crash, or a file another
+ * process changed meanwhile (its bytes then mix two trees) all fail the check, and the tree
+ * is read from the store as when there is no cache, until a snapshot writes it whole again.
+ */
+export function patchInPlace(path: string, was: Buffer, edits: readonly Edit[]): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, "r+");
+  } catch {
+    return false;
+  }
+  try {
+    if (fstatSync(fd).size !== was.length) return false;
+    for (const [at, bytes] of edits) if (at >= HEADER) writeAll(fd, bytes, at);
+    for (const [at, bytes] of edits) if (at < HEADER) writeAll(fd, bytes, at);
+    return true;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function writeAll(fd: number, bytes: Uint8Array, at: number): void {
+  for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, at + done);
+}
+
+/**
+ * The cache of `tree` made from the one it was read from (a quick walk's: the same entries in
+ * the same order, only the files in `reread` and the folders' hashes changed): the old bytes
+ * with those patched, instead of every entry encoded again. Undefined when the tree is not
+ * such a one.
+ */
+function patched(
+  cols: TreeColumns,
+  reread: readonly { readonly path: string; readonly j: number }[],
+  root: Hash,
+  tree: Tree,
+  walk: WalkStats,
+): Edit[] | undefined {
+  const bulk = walk.bulk?.(tree); // checks the entries and their order
+  if (bulk === undefined || tree.dirs.size !== cols.nDirs || tree.files.size !== cols.nFiles) return undefined;
+  const dirHashes: Hash[] = [];
+  for (const d of tree.dirs.values()) {
+    if (d.hash === undefined) return undefined;
+    dirHashes.push(d.hash);
+  }
+  const files: { j: number; info: FileInfo }[] = [];
+  for (const { path, j } of reread) {
+    const info = tree.files.get(path);
+    if (cols.strings[cols.nDirs + j] !== path || info === undefined) return undefined;
+    files.push({ j, info });
+  }
+  return patchEdits(cols, { root, dirHashes, files, takenAt: walk.takenAt, dirStats: bulk.dirs, fileStats: bulk.files });
+}
+
+/** What changes in a cache's bytes from one quick snapshot to the next (the same entries in the same order). */
+export interface CachePatch {
+  readonly root: Hash;
+  /** Every folder's hash, in the columns' order. */
+  readonly dirHashes: readonly Hash[];
+  /** The files read again (regular files, as they were): their place in the columns and what they hold now. */
+  readonly files: readonly { readonly j: number; readonly info: FileInfo }[];
+  readonly takenAt: number;
+  readonly dirStats: Float64Array;
+  readonly fileStats: Float64Array;
+  /** New regular files (in folders the columns have), appended after the others, with their stats ([mtimeMs, ctimeMs, ino, st_mode], NaN if unknown). */
+  readonly added?: readonly { readonly path: string; readonly info: FileInfo; readonly stats: readonly number[] }[];
+}
+
+/** The edits that make `cols`' bytes hold `patch`, the new checksum last; undefined when the patch does not fit them. */
+function patchEdits(cols: TreeColumns, patch: CachePatch): Edit[] | undefined {
+  const { nDirs, nFiles, raw } = cols;
+  const old = cols.stats;
+  if (old === undefined || patch.dirHashes.length !== nDirs) return undefined;
+  if (patch.dirStats.length !== DIR_STAT * nDirs || patch.fileStats.length !== FILE_STAT * nFiles) return undefined;
+  const numsAt = HEADER + 32;
+  const hashAt = numsAt + 8 * (nDirs + 2 * nFiles);
+  const typeAt = hashAt + 32 * (nDirs + nFiles);
+  const statAt = typeAt + nFiles + raw.readUInt32LE(12);
+  const edits: Edit[] = [];
+  // Only bytes that differ: a folder's hash or a stat that stayed the same is not written.
+  const put = (at: number, bytes: Uint8Array) => {
+    if (raw.compare(bytes, 0, bytes.length, at, at + bytes.length) !== 0) edits.push([at, bytes]);
+  };
+  const hashBytes = (h: Hash) => {
+    const b = Buffer.from(h, "hex");
+    return b.length === 32 ? b : undefined;
+  };
+  const root = hashBytes(patch.root);
+  if (root === undefined) return undefined;
+  put(HEADER, root);
+  for (let i = 0; i < nDirs; i++) {
+    const b = hashBytes(patch.dirHashes[i] as string);
+    if (b === undefined) return undefined;
+    put(hashAt + 32 * i, b);
+  }
+  for (const { j, info: f } of patch.files) {
+    const b = hashBytes(f.hash);
+    if (f.type !== "f" || raw[typeAt + j] !== 0x66 || b === undefined) return undefined;
+    put(numsAt + 8 * (nDirs + 2 * j), doubles([f.mode, f.size]));
+    put(hashAt + 32 * (nDirs + j), b);
+  }
+  put(statAt, doubles([patch.takenAt]));
+  // The folders' stats all (a few hundred numbers); the files' only where a file was read again (nowhere else do they change).
+  statEdits(edits, old.dirs, patch.dirStats, statAt + 24, 0, patch.dirStats.length);
+  for (const { j } of patch.files) statEdits(edits, old.files, patch.fileStats, statAt + 24 + 8 * DIR_STAT * nDirs, j * FILE_STAT, (j + 1) * FILE_STAT);
+  edits.sort((a, b) => a[0] - b[0]);
+  edits.push([16, Buffer.from(sha256Edited(raw, HEADER, edits), "hex")]);
+  return edits;
+}
+
+/** Little-endian doubles, as the cache keeps its numbers. */
+function doubles(values: readonly number[]): Buffer {
+  const b = Buffer.alloc(8 * values.length);
+  for (let k = 0; k < values.length; k++) b.writeDoubleLE(values[k] as number, 8 * k);
+  return b;
+}
+
+/** An edit for each run of numbers of `now` in [from, to) that differ from `was` (NaN equal to NaN), the numbers starting at byte `at`. */
+function statEdits(edits: Edit[], was: Float64Array, now: Float64Array, at: number, from: number, to: number): void {
+  const same = (k: number) => Object.is(was[k], now[k]);
+  for (let k = from; k < to; k++) {
+    if (same(k)) continue;
+    let end = k + 1;
+    while (end < to && !same(end)) end++;
+    edits.push([at + 8 * k, doubles(Array.from(now.subarray(k, end)))]);
+    k = end;
+  }
+}
+
+/**
+ * Writes the cache of a quick snapshot (quick-snapshot.ts): `cols`, as read from `path`,
+ * patched — and grown by the new files, which then writes the file whole; false when the
+ * patch does not fit them (nothing written).
+ */
+export function writePatchedTreeCache(path: string, cols: TreeColumns, patch: CachePatch): boolean {
+  const edits = patchEdits(cols, patch);
+  if (edits === undefined) return false;
+  if (patch.added === undefined || patch.added.length === 0) writeEdited(path, cols.raw, edits);
+  else {
+    const grown = grownBytes(cols, edits, patch.added);
+    if (grown === undefined) return false;
+    writeWhole(path, grown);
+  }
+  return true;
+}
+
+/**
+ * The cache bytes of `cols` with `edits` made (their checksum aside) and the `added` files
+ * appended to the files' columns: each section copied with the new entries after its own,
+ * and the checksum computed again. Undefined when a new entry cannot be encoded.
+ */
+function grownBytes(cols: TreeColumns, edits: readonly Edit[], added: NonNullable<CachePatch["added"]>): Buffer | undefined {
+  const { nDirs, nFiles, strings } = cols;
+  const was = Buffer.from(cols.raw);
+  for (const [at, bytes] of edits) if (at >= HEADER) was.set(bytes, at);
+  const k = added.length;
+  const numsAt = HEADER + 32;
+  const hashAt = numsAt + 8 * (nDirs + 2 * nFiles);
+  const typeAt = hashAt + 32 * (nDirs + nFiles);
+  const textAt = typeAt + nFiles;
+  const textBytes = was.readUInt32LE(12);
+  const statAt = textAt + textBytes;
+  // The paths end where the symlinks' targets begin: after the (nDirs + nFiles)-th NUL.
+  let pathsEnd = textAt;
+  for (let n = 0; n < nDirs + nFiles; n++) pathsEnd = was.indexOf(0, pathsEnd) + 1;
+  if (pathsEnd <= 0 || pathsEnd > statAt || strings.length < nDirs + nFiles) return undefined;
+  const filesStatAt = statAt + 24 + 8 * DIR_STAT * nDirs;
+  const keyAt = filesStatAt + 8 * FILE_STAT * nFiles;
+  const nums = new Float64Array(2 * k);
+  const stats = new Float64Array(FILE_STAT * k);
+  const hashes = Buffer.alloc(32 * k);
+  const types = Buffer.alloc(k, 0x66); // "f"
+  for (let a = 0; a < k; a++) {
+    const { info, stats: st } = added[a] as (typeof added)[number];
+    if (info.type !== "f" || st.length !== FILE_STAT || hashes.write(info.hash, 32 * a, 32, "hex") !== 32) return undefined;
+    nums[2 * a] = info.mode;
+    nums[2 * a + 1] = info.size;
+    stats.set(st, FILE_STAT * a);
+  }
+  const paths = Buffer.from(added.map((a) => `${a.path}\0`).join(""), "utf8");
+  const out = Buffer.concat([
+    was.subarray(0, hashAt),
+    Buffer.from(nums.buffer),
+    was.subarray(hashAt, typeAt),
+    hashes,
+    was.subarray(typeAt, textAt),
+    types,
+    was.subarray(textAt, pathsEnd),
+    paths,
+    was.subarray(pathsEnd, keyAt),
+    Buffer.from(stats.buffer),
+    was.subarray(keyAt),
+  ]);
+  out.writeUInt32LE(nFiles + k, 8);
+  out.writeUInt32LE(textBytes + paths.length, 12);
+  Buffer.from(sha256(out.subarray(HEADER)), "hex").copy(out, 16);
+  return out;
+}

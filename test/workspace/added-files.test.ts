@@ -1,0 +1,169 @@
+// New files in folders the last snapshot had (a host's Write tool, a command that writes a
+// file): the comparison by stats lists those folders again and takes the new regular files
+// in (quick-status.ts `statCompare` with `allowAdded`), the status says "created" and the
+// snapshot is made from the kept columns, the tree cache grown by them (tree-cache-write.ts)
+// — each the same as a walk from scratch gives. Anything else new (a folder, a symlink, an
+// ignore file, a secret file, a file too large, a file gone beside it) leaves it to a walk.
+import { mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { buildTree } from "../../src/objects/file-tree.js";
+import { ignoredOnDisk } from "../../src/domains/workspace/ignore-rules.js";
+import { statCompare, type WalkSettings } from "../../src/domains/workspace/quick-status.js";
+import { readTreeColumns, treeFromColumns } from "../../src/domains/workspace/tree-cache.js";
+import { DEFAULT_MAX_FILE_BYTES } from "../../src/domains/workspace/workspace.js";
+import { type Bench, age, cachePath, put, walkedStatus, workspaceBench } from "./support.js";
+
+const SETTINGS: WalkSettings = { ignore: [], secretFiles: undefined, maxFileBytes: DEFAULT_MAX_FILE_BYTES };
+const lines = (changes: readonly { kind: string; path: string }[]) => changes.map((c) => `${c.kind} ${c.path}`);
+
+async function bench(): Promise<Bench> {
+  const b = await workspaceBench();
+  put(b.root, ".gitignore", "*.log\n");
+  for (const p of ["top.txt", "src/a.ts", "src/b.ts", "src/lib/c.ts", "docs/readme.md"]) put(b.root, p, `${p}\n`);
+  symlinkSync("a.ts", join(b.root, "src/link")); // a symlink's target is kept after the paths: the grown cache must keep it
+  age(b.root);
+  await b.ws.snapshot("one");
+  return b;
+}
+
+/** The comparison against HEAD's kept columns, new files allowed. */
+async function compared(b: Bench, settings = SETTINGS) {
+  const head = (await b.ws.session.head()).checkpoint?.filesRoot as string;
+  const cols = readTreeColumns(cachePath(b.root), head);
+  expect(cols?.stats).toBeDefined();
+  return statCompare(b.root, cols as NonNullable<typeof cols>, settings, undefined, () => ignoredOnDisk(b.root), true);
+}
+
+/** The tree a walk from scratch finds (no caches); the caches are put back after. */
+async function fromScratch(b: Bench) {
+  const kept = [cachePath(b.root), join(b.root, ".forge", "stat-cache.bin")].map((p) => [p, readFileSync(p)] as const);
+  for (const [p] of kept) rmSync(p);
+  const ws = await b.open();
+  const tree = (await ws.treeOf("working")).tree;
+  for (const [p, bytes] of kept) writeFileSync(p, bytes);
+  return tree;
+}
+
+const sorted = <T>(m: ReadonlyMap<string, T>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1));
+
+describe("new files in folders the last snapshot had", () => {
+  const cases: [string, (root: string) => void, string[]][] = [
+    ["one new file", (r) => writeFileSync(join(r, "src/new.ts"), "new\n"), ["created src/new.ts"]],
+    [
+      "new files in two folders, one at the root, beside an edit",
+      (r) => {
+        writeFileSync(join(r, "src/lib/z.ts"), "z\n");
+        writeFileSync(join(r, "NEWS"), "news\n");
+        writeFileSync(join(r, "src/a.ts"), "a, edited\n");
+      },
+      ["created NEWS", "modified src/a.ts", "created src/lib/z.ts"],
+    ],
+    [
+      "a new file beside names the walk leaves out (an ignored file, a .git folder) and an empty one",
+      (r) => {
+        writeFileSync(join(r, "docs/build.log"), "ignored\n");
+        mkdirSync(join(r, "docs/.git"));
+        writeFileSync(join(r, "docs/empty"), "");
+        writeFileSync(join(r, "docs/guide.md"), "guide\n");
+      },
+      ["created docs/empty", "created docs/guide.md"],
+    ],
+  ];
+  for (const [what, change, expected] of cases) {
+    it(`takes in ${what} without a walk, as a walk does`, async () => {
+      const b = await bench();
+      change(b.root);
+      const found = await compared(b);
+      expect(found?.added?.map((a) => a.path)).toEqual(expected.filter((l) => l.startsWith("created")).map((l) => l.slice(8)));
+      // The status says what a walk says.
+      const status = await (await b.open()).status();
+      expect(lines(status.changes)).toEqual(expected);
+      expect(status).toEqual(await walkedStatus(b));
+      // The snapshot records the tree a walk from scratch finds, and the cache it leaves holds that tree with every file's stats.
+      const two = await (await b.open()).snapshot("two");
+      expect(lines(two.changes)).toEqual(expected);
+      expect(two.snapshot.metadata["changed"]).toMatchObject({ created: expected.filter((l) => l.startsWith("created")).length });
+      const cols = readTreeColumns(cachePath(b.root), two.snapshot.filesRoot as string);
+      expect(cols?.stats?.files.length).toBe(4 * (cols?.nFiles ?? 0));
+      const kept = treeFromColumns(cols as NonNullable<typeof cols>);
+      const walked = await fromScratch(b);
+      expect(sorted(kept?.files ?? new Map())).toEqual(sorted(walked.files));
+      expect(buildTree(walked, null).root).toBe(two.snapshot.filesRoot);
+      // The next comparison goes by the grown cache: nothing left to take in, and a status with no changes.
+      age(b.root);
+      const next = await compared(b);
+      expect(next?.added).toBeUndefined();
+      expect((await (await b.open()).status()).changes).toEqual([]);
+    });
+  }
+
+  it("records a new file with snapshotIfChanged, and its state summary counts it", async () => {
+    const b = await bench();
+    writeFileSync(join(b.root, "src/new.ts"), "new, ten bytes\n");
+    const ws = await b.open();
+    const r = await ws.snapshotIfChanged("after a write");
+    expect(r).not.toBeNull();
+    expect(lines(r?.changes ?? [])).toEqual(["created src/new.ts"]);
+    const one = await b.state("HEAD~1");
+    const two = await b.state("HEAD");
+    expect(two.files).toBe(one.files + 1);
+    expect(two.bytes).toBe(one.bytes + 15);
+    expect(await (await b.open()).snapshotIfChanged("again")).toBeNull();
+  });
+
+  it("vouches for a new file the agent recorded as its own", async () => {
+    const b = await bench();
+    writeFileSync(join(b.root, "src/mine.ts"), "mine\n");
+    writeFileSync(join(b.root, "src/theirs.ts"), "theirs\n");
+    const ws = await b.open();
+    await ws.recordEdit([join(b.root, "src/mine.ts")]);
+    expect((await ws.status()).unknown).toEqual(["src/theirs.ts"]);
+    const r = await ws.snapshot("two");
+    expect(r.unknown).toEqual(["src/theirs.ts"]);
+  });
+
+  const walks: [string, (root: string) => void][] = [
+    ["a new folder", (r) => put(r, "src/more/d.ts", "d\n")],
+    ["a new symlink", (r) => symlinkSync("b.ts", join(r, "src/link2"))],
+    ["a new ignore file", (r) => writeFileSync(join(r, "src/.gitignore"), "*.tmp\n")],
+    ["a new secret file", (r) => writeFileSync(join(r, "src/.env"), "TOKEN=x\n")],
+    [
+      "a new file beside one gone (a rename)",
+      (r) => {
+        writeFileSync(join(r, "src/b2.ts"), "src/b.ts\n");
+        unlinkSync(join(r, "src/b.ts"));
+      },
+    ],
+  ];
+  for (const [what, change] of walks) {
+    it(`leaves ${what} to a walk, which says the same`, async () => {
+      const b = await bench();
+      writeFileSync(join(b.root, "src/new.ts"), "new\n");
+      change(b.root);
+      expect(await compared(b)).toBeUndefined();
+      const status = await (await b.open()).status();
+      expect(status).toEqual(await walkedStatus(b));
+      const two = await (await b.open()).snapshot("two");
+      expect(two.changes.map((c) => c.path)).toContain("src/new.ts");
+    });
+  }
+
+  it("leaves a new file too large to store to a walk", async () => {
+    const b = await bench();
+    writeFileSync(join(b.root, "src/big.bin"), Buffer.alloc(4096, 1));
+    expect(await compared(b, { ...SETTINGS, maxFileBytes: 1024 })).toBeUndefined();
+    expect((await compared(b))?.added?.map((a) => a.path)).toEqual(["src/big.bin"]);
+  });
+
+  it("is not taken by a restore, which removes the new file as a whole restore does", async () => {
+    const b = await bench();
+    const one = (await b.ws.session.head()).checkpoint?.id as string;
+    writeFileSync(join(b.root, "src/new.ts"), "new\n");
+    writeFileSync(join(b.root, "src/a.ts"), "a, edited\n");
+    const r = await (await b.open()).restore(one);
+    expect(r.deleted).toEqual(["src/new.ts"]);
+    expect(readFileSync(join(b.root, "src/a.ts"), "utf8")).toBe("src/a.ts\n");
+    expect((await (await b.open()).status()).changes).toEqual([]);
+  });
+});
