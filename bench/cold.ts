@@ -368,6 +368,58 @@ async function hookRow(p: Pair): Promise<void> {
   );
 }
 
+/** A hook run after a host's Write of a new file (in a folder the tree has); git's side writes the same file and runs status (then adds and commits it, untimed). */
+async function newFileHookRow(p: Pair): Promise<void> {
+  let made = 0;
+  const next = (): Edit => {
+    const n = made++;
+    const data = Buffer.from(`// a new module ${n}\n${"export const x = 1;\n".repeat(20)}`);
+    return { path: `pkg${(n * 7) % p.folders}/new-${n}.ts`, data, before: Buffer.alloc(0) };
+  };
+  let edit = next();
+  const payload = (e: Edit): string =>
+    JSON.stringify({
+      session_id: "bench-cold",
+      cwd: p.forge,
+      hook_event_name: "PostToolUse",
+      tool_name: "Write",
+      tool_input: { file_path: join(p.forge, e.path), content: e.data.toString() },
+      tool_response: { filePath: join(p.forge, e.path), type: "create" },
+    });
+  const [f, g, n] = (await interleave(
+    CONFIG.hookReps,
+    [
+      () => {
+        applyEdit(p.forge, edit);
+        return run(NODE, [FORGE_BIN, "hook", "post-edit"], { cwd: p.forge, env: HOOK_ENV, input: payload(edit) }).ms;
+      },
+      () => {
+        applyEdit(p.git, edit);
+        const r = git(p.git, ["status", "--porcelain"]);
+        expect(gitLines(r.stdout).length === 1, "git status after one new file", r.stdout);
+        git(p.git, ["add", "-A"]);
+        git(p.git, ["commit", "-q", "-m", "hook"]);
+        return r.ms;
+      },
+      () => nodeStart(p.forge),
+    ],
+    {
+      before: (round) => {
+        if (round > 0) edit = next();
+      },
+    },
+  )) as [Summary, Summary, Summary];
+  const left = JSON.parse(forge(p.forge, ["--json", "files", "status"]).stdout) as { changes: unknown[] };
+  expect(left.changes.length === 0, "forge hook post-edit", `${left.changes.length} change(s) left unsnapshotted after the hook runs`);
+  timingRow(
+    `hook after a new file: \`forge hook post-edit\` (a PostToolUse payload of a Write that created the file), ${count(p.files)} files · anchor \`git status --porcelain\``,
+    f,
+    g,
+    { text: "≤ git + node + 30 ms", limit: g.median + n.median + 30 },
+    n,
+  );
+}
+
 /** Status with 10 files changed (and settled), then both record the change (untimed). */
 async function statusRow(p: Pair, reps: number, target: boolean): Promise<void> {
   const k = CONFIG.changed;
@@ -520,6 +572,7 @@ async function main(): Promise<void> {
     await settle(p);
     await versionRow(work);
     await hookRow(p);
+    await newFileHookRow(p);
     await statusRow(p, CONFIG.statusReps, true);
     await resnapshotRow(p);
     await restoreRow(p, CONFIG.restoreReps, true);
@@ -568,7 +621,7 @@ async function main(): Promise<void> {
     ...[
       `Every Forge figure is a whole \`node bin/forge.js …\` process from this checkout (${dist}), spawn to exit, run in the workspace (its store found through \`forge init\`'s .forge/); every anchor a whole process too. Forge and its anchor alternate (each goes first in turn; \`node -e 0\` rotates with them where a target counts it), after one untimed round; medians. A target's bound is computed from the same run's medians.`,
       `Tree: ../shared/checks/cold-paths's generator, ${CONFIG.folders} folders × ${CONFIG.perFolder} files of 1–8 KB of text (${BIG ? `and ${CONFIG.bigFolders} folders × ${CONFIG.perFolder} for the big-tree rows` : "no big-tree rows in this run"}). Forge works in its own copy, a git work tree committed once before \`forge init\` (so it takes the tracked files from git's index, as in a user's repository), where no git command runs afterwards; git in its own repository. Every edit (a line inserted in the middle of a file) is made to both copies.`,
-      `Hook: Claude Code's PostToolUse JSON on stdin (tool Edit, file_path the edited file), the file written just before the process starts; \`forge hook post-edit\` records it as the agent's edit and snapshots the workspace (FORGE_HOOK_STRICT=1 so a failure would show; after the rounds nothing is left unsnapshotted). Git's side writes the same bytes to the same file, runs \`git status --porcelain\` (which must list one file) and then commits it untimed, so each round has one file changed.`,
+      `Hook: Claude Code's PostToolUse JSON on stdin (tool Edit, file_path the edited file), the file written just before the process starts; \`forge hook post-edit\` records it as the agent's edit and snapshots the workspace (FORGE_HOOK_STRICT=1 so a failure would show; after the rounds nothing is left unsnapshotted). Git's side writes the same bytes to the same file, runs \`git status --porcelain\` (which must list one file) and then commits it untimed, so each round has one file changed. The hook after a new file: the same with tool Write and a file created (~430 bytes, each round in another folder); git's side adds and commits it untimed.`,
       `Status, re-snapshot and restore: ${CONFIG.changed} files edited in both copies, then ${CONFIG.settleMs} ms of quiet so neither Forge's stat cache nor git's index sees them as racy. Status runs repeat on the same change. Re-snapshot rounds each edit ${CONFIG.changed} other files; git's side is two processes (\`add -A\`, \`commit -q\`), times summed. Restore: states A and B (${CONFIG.changed} files apart) recorded by both, then B → A, A → B, … (\`forge files restore\` takes a safety snapshot, writes the files and records the result; \`git checkout -q SHA\` moves a detached HEAD); the files are compared after each round.`,
       `First snapshot: fresh copies each time (page cache warm: just copied), Forge's with the committed .git.${BIG ? ` The big-tree rows: the first snapshot once each, status and restore ${CONFIG.bigStatusReps} and ${CONFIG.bigRestoreReps} rounds.` : ""}`,
       `Git: GIT_CONFIG_NOSYSTEM=1, a fixed author and committer (as the check), gc.auto=0 and maintenance.auto=false (no background packing mid-run; the repositories keep loose objects).`,

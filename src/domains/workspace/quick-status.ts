@@ -159,7 +159,9 @@ export type IgnoredNow = (path: string, isDir: boolean) => boolean;
  * than sent to a walk: when it holds the names the kept tree has, of the same kinds (names
  * the walk leaves out aside) and its mode is the same, only file contents can have changed
  * in it — as after `git checkout` or an editor's save, which replace a file by a new one of
- * the same name — and the comparison goes on, its new stats in `dirStats`.
+ * the same name — and the comparison goes on, its new stats in `dirStats`. With
+ * `allowAdded` too, new regular files there (a host's Write of a new file) are taken in,
+ * lstat'ed, as `added`, for a caller that records them; else they leave it to a walk.
  */
 export function statCompare(
   root: string,
