@@ -194,7 +194,7 @@ export function writePatchedTreeCache(path: string, cols: TreeColumns, patch: Ca
  * and the checksum computed again. Undefined when a new entry cannot be encoded.
  */
 function grownBytes(cols: TreeColumns, edits: readonly Edit[], added: NonNullable<CachePatch["added"]>): Buffer | undefined {
-  const { nDirs, nFiles, strings } = cols;
+  const { nDirs, nFiles } = cols;
   const was = Buffer.from(cols.raw);
   for (const [at, bytes] of edits) if (at >= HEADER) was.set(bytes, at);
   const k = added.length;
@@ -206,8 +206,11 @@ function grownBytes(cols: TreeColumns, edits: readonly Edit[], added: NonNullabl
   const statAt = textAt + textBytes;
   // The paths end where the symlinks' targets begin: after the (nDirs + nFiles)-th NUL.
   let pathsEnd = textAt;
-  for (let n = 0; n < nDirs + nFiles; n++) pathsEnd = was.indexOf(0, pathsEnd) + 1;
-  if (pathsEnd <= 0 || pathsEnd > statAt || strings.length < nDirs + nFiles) return undefined;
+  for (let n = 0; n < nDirs + nFiles; n++) {
+    const nul = was.indexOf(0, pathsEnd);
+    if (nul < 0 || nul >= statAt) return undefined;
+    pathsEnd = nul + 1;
+  }
   const filesStatAt = statAt + 24 + 8 * DIR_STAT * nDirs;
   const keyAt = filesStatAt + 8 * FILE_STAT * nFiles;
   const nums = new Float64Array(2 * k);
