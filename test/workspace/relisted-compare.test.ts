@@ -111,6 +111,20 @@ describe("a comparison by stats with moved folders listed again", () => {
     expect(rulesRead).toBe(1);
   });
 
+  it("leaves it to a walk when a secret file the walk left out is gone (the walk no longer names it)", async () => {
+    const b = await workspaceBench();
+    for (const p of ["top.txt", "src/a.ts"]) put(b.root, p, `${p}\n`);
+    writeFileSync(join(b.root, "src/.env"), "TOKEN=x\n");
+    age(b.root);
+    expect((await b.ws.snapshot("one")).secretFiles).toEqual(["src/.env"]);
+    unlinkSync(join(b.root, "src/.env"));
+    expect((await compared(b)).relisted).toBeUndefined();
+    const status = await (await b.open()).status();
+    expect(status.secretFiles).toEqual([]);
+    expect(status).toEqual(await walkedStatus(b));
+    expect((await (await b.open()).snapshot("two")).secretFiles).toEqual([]);
+  });
+
   const changed: [string, (root: string) => void][] = [
     ["a file created", (r) => writeFileSync(join(r, "src/new.ts"), "new\n")],
     ["a file deleted", (r) => unlinkSync(join(r, "src/b.ts"))],

@@ -265,12 +265,19 @@ export function statCompare(
  * files' contents can differ), or undefined when a walk must say. The rules that judge a
  * name the kept tree lacks are read only when one is met: `.git` and `.forge` folders need
  * none. A new folder, symlink, ignore file, or file whose name or content makes it a secret
- * file is left to the walk.
+ * file is left to the walk, and so is a secret file it left out that is gone (it names those).
  */
 function relisted(root: string, cols: TreeColumns, moved: readonly number[], ignoredNow: () => IgnoredNow, allowAdded: boolean): string[] | undefined {
   const { strings, types } = cols;
   let judge: IgnoredNow | undefined;
   const added: string[] = [];
+  // The secret files the walk left out, by folder: each must still be there (the walk names those it finds).
+  const secrets = new Map<string, string[]>();
+  for (const path of cols.stats?.secretFiles ?? []) {
+    const slash = path.lastIndexOf("/");
+    const dir = slash < 0 ? "" : path.slice(0, slash);
+    secrets.set(dir, [...(secrets.get(dir) ?? []), path.slice(slash + 1)]);
+  }
   // The kept entries of each folder listed again: name → place (a folder's is negative).
   for (const [i, names] of entriesIn(cols, moved)) {
     const dir = strings[i] as string;
@@ -280,6 +287,8 @@ function relisted(root: string, cols: TreeColumns, moved: readonly number[], ign
     } catch {
       return undefined;
     }
+    const secretsHere = secrets.get(dir);
+    if (secretsHere && !secretsHere.every((name) => listed.some((d) => d.name === name && !d.isDirectory()))) return undefined; // one gone
     let found = 0;
     for (const d of listed) {
       const at = names.get(d.name);
