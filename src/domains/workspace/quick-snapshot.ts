@@ -28,7 +28,7 @@ export interface QuickTree {
   readonly objects: Map<Hash, Buffer>;
   /** The files read again, by path, as they are now (those that differ are `changes`). */
   readonly read: ReadonlyMap<string, FileInfo>;
-  /** "modified", and "created" for new files in folders listed again, in path order (no name was removed). */
+  /** "modified", and "created" or "deleted" for files new in or gone from folders listed again (never both: no renames), in path order. */
   readonly changes: FileChange[];
   /** Bytes of file objects written to the store. */
   readonly newBytes: number;
@@ -96,15 +96,22 @@ export async function quickTree(
     bytes += now.size;
     changes.push({ path: a.path, kind: "created", before: null, after: now });
   }
+  // Files gone (nothing was added, so none is a rename): left out of the columns.
+  const removed = found.removed ?? [];
+  for (const j of removed) {
+    const before = fileEntry(cols, j);
+    bytes -= before.size;
+    changes.push({ path: cols.strings[nDirs + j] as string, kind: "deleted", before, after: null });
+  }
   changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
-  const built = buildFromColumns(cols, changed, added);
+  const built = buildFromColumns(cols, changed, added, new Set(removed));
   return {
     root: built.root,
     objects: built.objects,
     read,
     changes,
     newBytes,
-    files: nFiles + added.length,
+    files: nFiles + added.length - removed.length,
     bytes,
     tooLarge: found.tooLarge,
     secretFiles: found.secretFiles,
@@ -116,19 +123,21 @@ export async function quickTree(
       dirStats: found.dirStats ?? stats.dirs,
       fileStats,
       ...(added.length > 0 && { added }),
+      ...(removed.length > 0 && { removed }),
     },
   };
 }
 
 /**
  * The folders' objects of the columns' tree with `changed` (files by place) and `added` (new
- * files, in folders the columns have) in it: only the folders above a changed or new file are
- * made anew, each from its entries as `buildTree` lists them.
+ * files, in folders the columns have) in it and `removed` (places) out of it: only the folders
+ * above a changed, new or removed file are made anew, each from its entries as `buildTree` lists them.
  */
 function buildFromColumns(
   cols: TreeColumns,
   changed: ReadonlyMap<number, FileInfo>,
   added: readonly { readonly path: string; readonly info: FileInfo }[] = [],
+  removed: ReadonlySet<number> = new Set(),
 ): { root: Hash; objects: Map<Hash, Buffer>; dirHashes: Hash[] } {
   const { nDirs, nFiles, strings, nums, types } = cols;
   const dirHashes: Hash[] = [];
@@ -136,7 +145,7 @@ function buildFromColumns(
   const objects = new Map<Hash, Buffer>();
   const rootAt = strings.indexOf("");
   if (rootAt < 0 || rootAt >= nDirs) throw new ForgeError("INVALID_STATE", "the tree cache has no root folder");
-  if (changed.size === 0 && added.length === 0) return { root: cols.root, objects, dirHashes };
+  if (changed.size === 0 && added.length === 0 && removed.size === 0) return { root: cols.root, objects, dirHashes };
   const parents = parentsOf(cols);
   // Every folder above a changed or new file (by place), each with the entries it will list.
   const dirty = new Map<number, DirEntry[]>();
@@ -151,7 +160,7 @@ function buildFromColumns(
     if (up < 0 && top !== rootAt)
       throw new ForgeError("INVALID_STATE", `the tree cache has a file in ${path.slice(0, Math.max(0, path.lastIndexOf("/")))} but no such folder`);
   };
-  for (const j of changed.keys()) markAbove(parents[nDirs + j] as number, strings[nDirs + j] as string);
+  for (const j of [...changed.keys(), ...removed]) markAbove(parents[nDirs + j] as number, strings[nDirs + j] as string);
   const dirAt = added.length > 0 ? new Map(strings.slice(0, nDirs).map((d, i) => [d, i])) : undefined;
   const addedIn: [number, FileInfo, string][] = [];
   for (const { path, info } of added) {
@@ -167,7 +176,7 @@ function buildFromColumns(
     const isLink = types[j] === 0x6c;
     const target = isLink ? (strings[nDirs + nFiles + links++] as string) : undefined;
     const list = dirty.get(parents[nDirs + j] as number);
-    if (list === undefined) continue;
+    if (list === undefined || removed.has(j)) continue;
     const f = changed.get(j) ?? fileEntry(cols, j, target);
     const name = nameAt(cols, nDirs + j);
     list.push(f.type === "l" ? [f.hash, name, f.type, f.mode, f.size, f.target ?? ""] : [f.hash, name, f.type, f.mode, f.size]);

@@ -133,19 +133,21 @@ export interface StatCompared {
   readonly dirStats?: Float64Array;
   /**
    * Regular files a folder listed again holds that the kept tree lacks, which the walk would
-   * take (only when the caller allowed them: `allowAdded`), in path order, with their stats.
+   * take (only when the caller allowed them: `allowNames`), in path order, with their stats.
    */
   readonly added?: readonly { readonly path: string; readonly st: StatSignature }[];
+  /** Files (not symlinks) of the kept tree gone from a folder listed again (`allowNames`; never with `added`: no renames), by place, in path order. */
+  readonly removed?: readonly number[];
 }
 
 /** A comparison a quick walk can go by (scanner.ts): one that found no new files, which only a listing takes in. */
 export function walkable(found: StatCompared | undefined): StatCompared | undefined {
-  return found?.added === undefined ? found : undefined;
+  return found?.added === undefined && found?.removed === undefined ? found : undefined;
 }
 
 /** Whether a comparison found nothing to read: the files are as the kept tree has them. */
 export function nothingChanged(found: StatCompared): boolean {
-  return found.reads.length === 0 && (found.added?.length ?? 0) === 0;
+  return found.reads.length === 0 && found.added === undefined && found.removed === undefined;
 }
 
 /** Whether the walk leaves `path` out now (ignore-rules.ts `ignoredOnDisk`): names a folder listed again has and the kept tree lacks. */
@@ -160,8 +162,9 @@ export type IgnoredNow = (path: string, isDir: boolean) => boolean;
  * the walk leaves out aside) and its mode is the same, only file contents can have changed
  * in it — as after `git checkout` or an editor's save, which replace a file by a new one of
  * the same name — and the comparison goes on, its new stats in `dirStats`. With
- * `allowAdded` too, new regular files there (a host's Write of a new file) are taken in,
- * lstat'ed, as `added`, for a caller that records them; else they leave it to a walk.
+ * `allowNames` too, new regular files there (a host's Write of a new file) are taken in,
+ * lstat'ed, as `added`, and files gone from there (`rm`) as `removed` — not both at once,
+ * as they may be renames — for a caller that records them; else they leave it to a walk.
  */
 export function statCompare(
   root: string,
@@ -169,7 +172,7 @@ export function statCompare(
   settings: WalkSettings,
   foldersSame?: () => void,
   ignoredNow?: () => IgnoredNow,
-  allowAdded = false,
+  allowNames = false,
 ): StatCompared | undefined {
   const takenAt = Date.now();
   const stats = cols.stats;
@@ -201,8 +204,11 @@ export function statCompare(
     dirStats[s + 1] = st[ST_CTIME] as number;
     dirStats[s + 2] = st[ST_INO] as number;
   }
-  const addedPaths = moved.length > 0 && ignoredNow ? relisted(root, cols, moved, ignoredNow, allowAdded) : [];
-  if (addedPaths === undefined) return undefined;
+  const names = moved.length > 0 && ignoredNow ? relisted(root, cols, moved, ignoredNow, allowNames) : { added: [], removed: [] };
+  if (names === undefined) return undefined;
+  const addedPaths = names.added;
+  const gone = new Uint8Array(names.removed.length > 0 ? nFiles : 0);
+  for (const j of names.removed) gone[j] = 1;
   // No folder changed: only the files' stats are left to compare (the caller stops the walk preload).
   foldersSame?.();
   const added: { path: string; st: StatSignature }[] = [];
@@ -225,6 +231,7 @@ export function statCompare(
   const whole = inRoot(root, (base) => {
     let readBytes = added.reduce((sum, a) => sum + a.st.size, 0);
     for (let j = 0; j < nFiles; j++) {
+      if (gone.length > 0 && gone[j] === 1) continue;
       const path = strings[nDirs + j] as string;
       const _s = j * FILE_STAT;
       try {
@@ -254,23 +261,32 @@ export function statCompare(
     tooLarge: tooLarge.sort(walkOrder),
     secretFiles: stats.secretFiles,
     ...(dirStats && { dirStats }),
-    ...(added.length > 0 && { added: added.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0)) }),
+    ...(added.length > 0 && { added: added.sort((x, y) => byPath(x.path, y.path)) }),
+    ...(names.removed.length > 0 && { removed: names.removed.sort((x, y) => byPath(strings[nDirs + x] as string, strings[nDirs + y] as string)) }),
   };
 }
 
 /**
  * Whether folders `moved` (places in `cols`) hold the names the kept tree has in them, each
  * of the same kind (a folder, a regular file, a symlink), and nothing else the walk would
- * take but — with `allowAdded` — new regular files: the paths of those (none: only their
- * files' contents can differ), or undefined when a walk must say. The rules that judge a
+ * take but — with `allowNames` — new regular files, or without some of its files: the paths
+ * of the new ones and the places of those gone (neither: only their files' contents can
+ * differ), or undefined when a walk must say. The rules that judge a
  * name the kept tree lacks are read only when one is met: `.git` and `.forge` folders need
  * none. A new folder, symlink, ignore file, or file whose name or content makes it a secret
  * file is left to the walk, and so is a secret file it left out that is gone (it names those).
  */
-function relisted(root: string, cols: TreeColumns, moved: readonly number[], ignoredNow: () => IgnoredNow, allowAdded: boolean): string[] | undefined {
+function relisted(
+  root: string,
+  cols: TreeColumns,
+  moved: readonly number[],
+  ignoredNow: () => IgnoredNow,
+  allowNames: boolean,
+): { added: string[]; removed: number[] } | undefined {
   const { strings, types } = cols;
   let judge: IgnoredNow | undefined;
   const added: string[] = [];
+  const removed: number[] = [];
   // The secret files the walk left out, by folder: each must still be there (the walk names those it finds).
   const secrets = new Map<string, string[]>();
   for (const path of cols.stats?.secretFiles ?? []) {
@@ -290,6 +306,7 @@ function relisted(root: string, cols: TreeColumns, moved: readonly number[], ign
     const secretsHere = secrets.get(dir);
     if (secretsHere && !secretsHere.every((name) => listed.some((d) => d.name === name && !d.isDirectory()))) return undefined; // one gone
     let found = 0;
+    const seen = new Set<number>();
     for (const d of listed) {
       const at = names.get(d.name);
       if (at === undefined) {
@@ -299,7 +316,7 @@ function relisted(root: string, cols: TreeColumns, moved: readonly number[], ign
         if (!d.isDirectory() && isSecretFile(root, path)) return undefined;
         judge ??= ignoredNow();
         if (judge(path, d.isDirectory())) continue;
-        if (allowAdded && d.isFile() && !isIgnoreFile(d.name) && !secretByContent(path)) {
+        if (allowNames && d.isFile() && !isIgnoreFile(d.name) && !secretByContent(path)) {
           added.push(path);
           continue;
         }
@@ -310,11 +327,23 @@ function relisted(root: string, cols: TreeColumns, moved: readonly number[], ign
       const same =
         kind === 0x64 ? d.isDirectory() : kind === 0x6c /* l */ ? d.isSymbolicLink() : (kind === 0x66 /* f */ || kind === 0x78) /* x */ && d.isFile();
       if (!same) return undefined;
+      seen.add(at);
     }
-    if (found !== names.size) return undefined; // a name gone
+    if (found === names.size) continue;
+    // Names gone: files (not symlinks, whose targets the columns keep in order, nor ignore files) when allowed; a folder, never.
+    if (!allowNames) return undefined;
+    for (const [name, at] of names) {
+      if (seen.has(at)) continue;
+      if (at < 0 || types[at] === 0x6c /* l */ || isIgnoreFile(name)) return undefined;
+      removed.push(at);
+    }
   }
-  return added;
+  // New and gone files together may be renames, which only comparing whole trees pairs up as a walk does.
+  if (added.length > 0 && removed.length > 0) return undefined;
+  return { added, removed };
 }
+
+const byPath = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
 
 /** What changed since the walk that kept `cols`' stats, for a walk limited to it (walk.ts `scanTreeFrom`). */
 export interface ChangedSince {
@@ -440,6 +469,8 @@ export function quickStatus(
     }
     changes.push({ path, kind: "created", before: null, after: { type: "f", mode: st.mode & 0o777, size: blob.length - 1, hash: blobObjects(blob).hash } });
   }
+  // Files gone (nothing was added, so none is a rename).
+  for (const j of found.removed ?? []) changes.push({ path: cols.strings[cols.nDirs + j] as string, kind: "deleted", before: fileEntry(cols, j), after: null });
   changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
   return { changes, tooLarge: found.tooLarge, secretFiles: found.secretFiles, stale };
 }

@@ -229,11 +229,11 @@ export class Scanner {
 
   /**
    * The files against the tree in `cols` by their stats (quick-status.ts): no read means they
-   * are that tree. `allowAdded`: new files in folders listed again come back as `added`, for a
-   * caller that records them (a snapshot); else such a folder is left to a walk.
+   * are that tree. `allowNames`: new files in folders listed again come back as `added` (and
+   * files gone as `removed`), for a caller that records them; else such a folder is left to a walk.
    */
-  compare(cols: TreeColumns, allowAdded = false): StatCompared | undefined {
-    return statCompare(this.#root, cols, this.settings, this.#noWalk, this.#ignoredNow, allowAdded);
+  compare(cols: TreeColumns, allowNames = false): StatCompared | undefined {
+    return statCompare(this.#root, cols, this.settings, this.#noWalk, this.#ignoredNow, allowNames);
   }
 
   /** What judges the names a folder listed again by a comparison of stats holds beyond the kept tree's: the walk's rules, read when first needed. */

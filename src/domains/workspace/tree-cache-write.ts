@@ -108,6 +108,8 @@ export interface CachePatch {
   readonly fileStats: Float64Array;
   /** New regular files (in folders the columns have), appended after the others, with their stats ([mtimeMs, ctimeMs, ino, st_mode], NaN if unknown). */
   readonly added?: readonly { readonly path: string; readonly info: FileInfo; readonly stats: readonly number[] }[];
+  /** Files (by place) gone: left out of the columns. */
+  readonly removed?: readonly number[];
 }
 
 /** The edits that make `cols`' bytes hold `patch`, the new checksum last; undefined when the patch does not fit them. */
@@ -173,27 +175,31 @@ function statEdits(edits: Edit[], was: Float64Array, now: Float64Array, at: numb
 
 /**
  * Writes the cache of a quick snapshot (quick-snapshot.ts): `cols`, as read from `path`,
- * patched — and grown by the new files, which then writes the file whole; false when the
- * patch does not fit them (nothing written).
+ * patched — and reshaped by the files new or gone, which then writes the file whole; false
+ * when the patch does not fit them (nothing written).
  */
 export function writePatchedTreeCache(path: string, cols: TreeColumns, patch: CachePatch): boolean {
   const edits = patchEdits(cols, patch);
   if (edits === undefined) return false;
-  if (patch.added === undefined || patch.added.length === 0) writeEdited(path, cols.raw, edits);
+  const added = patch.added ?? [];
+  const removed = patch.removed ?? [];
+  if (added.length === 0 && removed.length === 0) writeEdited(path, cols.raw, edits);
   else {
-    const grown = grownBytes(cols, edits, patch.added);
-    if (grown === undefined) return false;
-    writeWhole(path, grown);
+    const reshaped = reshapedBytes(cols, edits, added, removed);
+    if (reshaped === undefined) return false;
+    writeWhole(path, reshaped);
   }
   return true;
 }
 
 /**
- * The cache bytes of `cols` with `edits` made (their checksum aside) and the `added` files
- * appended to the files' columns: each section copied with the new entries after its own,
- * and the checksum computed again. Undefined when a new entry cannot be encoded.
+ * The cache bytes of `cols` with `edits` made (their checksum aside), the files at places
+ * `removed` left out and the `added` files appended: each files' column copied but for the
+ * entries removed, with the new entries after its own, and the checksum computed again.
+ * Undefined when the text does not hold the paths its counts say, or a new entry cannot be
+ * encoded.
  */
-function grownBytes(cols: TreeColumns, edits: readonly Edit[], added: NonNullable<CachePatch["added"]>): Buffer | undefined {
+function reshapedBytes(cols: TreeColumns, edits: readonly Edit[], added: NonNullable<CachePatch["added"]>, removed: readonly number[]): Buffer | undefined {
   const { nDirs, nFiles } = cols;
   const was = Buffer.from(cols.raw);
   for (const [at, bytes] of edits) if (at >= HEADER) was.set(bytes, at);
@@ -204,15 +210,30 @@ function grownBytes(cols: TreeColumns, edits: readonly Edit[], added: NonNullabl
   const textAt = typeAt + nFiles;
   const textBytes = was.readUInt32LE(12);
   const statAt = textAt + textBytes;
-  // The paths end where the symlinks' targets begin: after the (nDirs + nFiles)-th NUL.
-  let pathsEnd = textAt;
+  // Where each path starts (folders' then files'); the last one ends where the symlinks' targets begin.
+  const starts = new Int32Array(nDirs + nFiles + 1);
+  let at = textAt;
   for (let n = 0; n < nDirs + nFiles; n++) {
-    const nul = was.indexOf(0, pathsEnd);
+    starts[n] = at;
+    const nul = was.indexOf(0, at);
     if (nul < 0 || nul >= statAt) return undefined;
-    pathsEnd = nul + 1;
+    at = nul + 1;
   }
+  starts[nDirs + nFiles] = at;
+  const pathsEnd = at;
   const filesStatAt = statAt + 24 + 8 * DIR_STAT * nDirs;
   const keyAt = filesStatAt + 8 * FILE_STAT * nFiles;
+  // The runs of files kept, [from, to) by place.
+  const gone = [...new Set(removed)].sort((a, b) => a - b);
+  if (gone.some((j) => !(j >= 0 && j < nFiles) || cols.types[j] === 0x6c)) return undefined; // a symlink's target would stay behind
+  const runs: [number, number][] = [];
+  let from = 0;
+  for (const j of gone) {
+    if (j > from) runs.push([from, j]);
+    from = j + 1;
+  }
+  if (from < nFiles) runs.push([from, nFiles]);
+  const kept = (section: number, width: number) => runs.map(([a, b]) => was.subarray(section + width * a, section + width * b));
   const nums = new Float64Array(2 * k);
   const stats = new Float64Array(FILE_STAT * k);
   const hashes = Buffer.alloc(32 * k);
@@ -224,22 +245,28 @@ function grownBytes(cols: TreeColumns, edits: readonly Edit[], added: NonNullabl
     nums[2 * a + 1] = info.size;
     stats.set(st, FILE_STAT * a);
   }
-  const paths = Buffer.from(added.map((a) => `${a.path}\0`).join(""), "utf8");
+  const paths = Buffer.from(added.map((e) => `${e.path}\0`).join(""), "utf8");
+  const filePaths = runs.map(([a, b]) => was.subarray(starts[nDirs + a] as number, starts[nDirs + b] as number));
   const out = Buffer.concat([
-    was.subarray(0, hashAt),
+    was.subarray(0, numsAt + 8 * nDirs),
+    ...kept(numsAt + 8 * nDirs, 16),
     Buffer.from(nums.buffer),
-    was.subarray(hashAt, typeAt),
+    was.subarray(hashAt, hashAt + 32 * nDirs),
+    ...kept(hashAt + 32 * nDirs, 32),
     hashes,
-    was.subarray(typeAt, textAt),
+    ...kept(typeAt, 1),
     types,
-    was.subarray(textAt, pathsEnd),
+    was.subarray(textAt, starts[nDirs] as number),
+    ...filePaths,
     paths,
-    was.subarray(pathsEnd, keyAt),
+    was.subarray(pathsEnd, filesStatAt),
+    ...kept(filesStatAt, 8 * FILE_STAT),
     Buffer.from(stats.buffer),
     was.subarray(keyAt),
   ]);
-  out.writeUInt32LE(nFiles + k, 8);
-  out.writeUInt32LE(textBytes + paths.length, 12);
+  const goneText = gone.reduce((sum, j) => sum + ((starts[nDirs + j + 1] as number) - (starts[nDirs + j] as number)), 0);
+  out.writeUInt32LE(nFiles + k - gone.length, 8);
+  out.writeUInt32LE(textBytes - goneText + paths.length, 12);
   Buffer.from(sha256(out.subarray(HEADER)), "hex").copy(out, 16);
   return out;
 }

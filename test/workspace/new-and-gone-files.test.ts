@@ -1,9 +1,10 @@
 // New files in folders the last snapshot had (a host's Write tool, a command that writes a
-// file): the comparison by stats lists those folders again and takes the new regular files
-// in (quick-status.ts `statCompare` with `allowAdded`), the status says "created" and the
-// snapshot is made from the kept columns, the tree cache grown by them (tree-cache-write.ts)
-// — each the same as a walk from scratch gives. Anything else new (a folder, a symlink, an
-// ignore file, a secret file, a file too large, a file gone beside it) leaves it to a walk.
+// file), or files gone from them (`rm`): the comparison by stats lists those folders again
+// and takes the new regular files in, or the gone ones out (quick-status.ts `statCompare`
+// with `allowNames`), the status says "created" or "deleted" and the snapshot is made from
+// the kept columns, the tree cache reshaped by them (tree-cache-write.ts) — each the same as
+// a walk from scratch gives. Anything else (a folder new or gone, a symlink, an ignore file,
+// a secret file, a file too large, files both new and gone: renames) leaves it to a walk.
 import { mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -69,13 +70,24 @@ describe("new files in folders the last snapshot had", () => {
       },
       ["created docs/empty", "created docs/guide.md"],
     ],
+    ["a file deleted", (r) => unlinkSync(join(r, "src/b.ts")), ["deleted src/b.ts"]],
+    [
+      "files deleted in two folders, one the last in its folder, beside an edit",
+      (r) => {
+        unlinkSync(join(r, "docs/readme.md"));
+        unlinkSync(join(r, "top.txt"));
+        writeFileSync(join(r, "src/lib/c.ts"), "c, edited\n");
+      },
+      ["deleted docs/readme.md", "modified src/lib/c.ts", "deleted top.txt"],
+    ],
   ];
   for (const [what, change, expected] of cases) {
     it(`takes in ${what} without a walk, as a walk does`, async () => {
       const b = await bench();
       change(b.root);
       const found = await compared(b);
-      expect(found?.added?.map((a) => a.path)).toEqual(expected.filter((l) => l.startsWith("created")).map((l) => l.slice(8)));
+      expect(found?.added?.map((a) => a.path) ?? []).toEqual(expected.filter((l) => l.startsWith("created")).map((l) => l.slice(8)));
+      expect(found?.removed?.length ?? 0).toBe(expected.filter((l) => l.startsWith("deleted")).length);
       // The status says what a walk says.
       const status = await (await b.open()).status();
       expect(lines(status.changes)).toEqual(expected);
@@ -83,7 +95,8 @@ describe("new files in folders the last snapshot had", () => {
       // The snapshot records the tree a walk from scratch finds, and the cache it leaves holds that tree with every file's stats.
       const two = await (await b.open()).snapshot("two");
       expect(lines(two.changes)).toEqual(expected);
-      expect(two.snapshot.metadata["changed"]).toMatchObject({ created: expected.filter((l) => l.startsWith("created")).length });
+      const count = (kind: string) => expected.filter((l) => l.startsWith(kind)).length;
+      expect(two.snapshot.metadata["changed"]).toMatchObject({ created: count("created"), deleted: count("deleted") });
       const cols = readTreeColumns(cachePath(b.root), two.snapshot.filesRoot as string);
       expect(cols?.stats?.files.length).toBe(4 * (cols?.nFiles ?? 0));
       const kept = treeFromColumns(cols as NonNullable<typeof cols>);
@@ -94,6 +107,7 @@ describe("new files in folders the last snapshot had", () => {
       age(b.root);
       const next = await compared(b);
       expect(next?.added).toBeUndefined();
+      expect(next?.removed).toBeUndefined();
       expect((await (await b.open()).status()).changes).toEqual([]);
     });
   }
@@ -125,6 +139,8 @@ describe("new files in folders the last snapshot had", () => {
 
   const walks: [string, (root: string) => void][] = [
     ["a new folder", (r) => put(r, "src/more/d.ts", "d\n")],
+    ["a folder deleted", (r) => rmSync(join(r, "src/lib"), { recursive: true })],
+    ["an ignore file deleted", (r) => unlinkSync(join(r, ".gitignore"))],
     ["a new symlink", (r) => symlinkSync("b.ts", join(r, "src/link2"))],
     ["a new ignore file", (r) => writeFileSync(join(r, "src/.gitignore"), "*.tmp\n")],
     ["a new secret file", (r) => writeFileSync(join(r, "src/.env"), "TOKEN=x\n")],
@@ -149,11 +165,41 @@ describe("new files in folders the last snapshot had", () => {
     });
   }
 
+  it("leaves a symlink deleted (alone) to a walk, which says the same", async () => {
+    const b = await bench();
+    unlinkSync(join(b.root, "src/link"));
+    expect(await compared(b)).toBeUndefined();
+    expect(await (await b.open()).status()).toEqual(await walkedStatus(b));
+    expect(lines((await (await b.open()).snapshot("two")).changes)).toEqual(["deleted src/link"]);
+  });
+
   it("leaves a new file too large to store to a walk", async () => {
     const b = await bench();
     writeFileSync(join(b.root, "src/big.bin"), Buffer.alloc(4096, 1));
     expect(await compared(b, { ...SETTINGS, maxFileBytes: 1024 })).toBeUndefined();
     expect((await compared(b))?.added?.map((a) => a.path)).toEqual(["src/big.bin"]);
+  });
+
+  it("records deleted files with snapshotIfChanged, and its state summary counts them", async () => {
+    const b = await bench();
+    unlinkSync(join(b.root, "src/a.ts"));
+    const r = await (await b.open()).snapshotIfChanged("after rm");
+    expect(lines(r?.changes ?? [])).toEqual(["deleted src/a.ts"]);
+    const one = await b.state("HEAD~1");
+    const two = await b.state("HEAD");
+    expect(two.files).toBe(one.files - 1);
+    expect(two.bytes).toBe(one.bytes - "src/a.ts\n".length);
+    expect(await (await b.open()).snapshotIfChanged("again")).toBeNull();
+  });
+
+  it("is not taken by a restore, which brings a deleted file back as a whole restore does", async () => {
+    const b = await bench();
+    const one = (await b.ws.session.head()).checkpoint?.id as string;
+    unlinkSync(join(b.root, "src/b.ts"));
+    const r = await (await b.open()).restore(one);
+    expect(r.written).toContain("src/b.ts");
+    expect(readFileSync(join(b.root, "src/b.ts"), "utf8")).toBe("src/b.ts\n");
+    expect((await (await b.open()).status()).changes).toEqual([]);
   });
 
   it("is not taken by a restore, which removes the new file as a whole restore does", async () => {
