@@ -420,6 +420,59 @@ async function newFileHookRow(p: Pair): Promise<void> {
   );
 }
 
+/** A hook run after a shell command deleted a file; git's side deletes the same file and runs status (then commits the deletion, untimed). */
+async function deletedFileHookRow(p: Pair): Promise<void> {
+  let made = 0;
+  // Files of the generated tree no edit touches (planEdit edits file 37·k mod 100 of folder k), each round another folder.
+  const next = (): string => {
+    const n = made++;
+    const folder = (n * 11 + 3) % p.folders;
+    const file = CONFIG.perFolder - 1 - (n % 7);
+    return `pkg${folder}/f${file === (folder * 37) % CONFIG.perFolder ? file - 1 : file}.ts`;
+  };
+  let gone = next();
+  const payload = (path: string): string =>
+    JSON.stringify({
+      session_id: "bench-cold",
+      cwd: p.forge,
+      hook_event_name: "PostToolUse",
+      tool_name: "Bash",
+      tool_input: { command: `rm ${path}` },
+      tool_response: { stdout: "", stderr: "", interrupted: false },
+    });
+  const [f, g, n] = (await interleave(
+    CONFIG.hookReps,
+    [
+      () => {
+        rmSync(join(p.forge, gone));
+        return run(NODE, [FORGE_BIN, "hook", "post-edit"], { cwd: p.forge, env: HOOK_ENV, input: payload(gone) }).ms;
+      },
+      () => {
+        rmSync(join(p.git, gone));
+        const r = git(p.git, ["status", "--porcelain"]);
+        expect(gitLines(r.stdout).length === 1, "git status after one file deleted", r.stdout);
+        git(p.git, ["commit", "-q", "-a", "-m", "hook"]);
+        return r.ms;
+      },
+      () => nodeStart(p.forge),
+    ],
+    {
+      before: (round) => {
+        if (round > 0) gone = next();
+      },
+    },
+  )) as [Summary, Summary, Summary];
+  const left = JSON.parse(forge(p.forge, ["--json", "files", "status"]).stdout) as { changes: unknown[] };
+  expect(left.changes.length === 0, "forge hook post-edit", `${left.changes.length} change(s) left unsnapshotted after the hook runs`);
+  timingRow(
+    `hook after a file deleted: \`forge hook post-edit\` (a PostToolUse payload of a Bash \`rm\`), ${count(p.files)} files · anchor \`git status --porcelain\``,
+    f,
+    g,
+    { text: "≤ git + node + 30 ms", limit: g.median + n.median + 30 },
+    n,
+  );
+}
+
 /** Status with 10 files changed (and settled), then both record the change (untimed). */
 async function statusRow(p: Pair, reps: number, target: boolean): Promise<void> {
   const k = CONFIG.changed;
@@ -573,6 +626,7 @@ async function main(): Promise<void> {
     await versionRow(work);
     await hookRow(p);
     await newFileHookRow(p);
+    await deletedFileHookRow(p);
     await statusRow(p, CONFIG.statusReps, true);
     await resnapshotRow(p);
     await restoreRow(p, CONFIG.restoreReps, true);
@@ -621,7 +675,7 @@ async function main(): Promise<void> {
     ...[
       `Every Forge figure is a whole \`node bin/forge.js …\` process from this checkout (${dist}), spawn to exit, run in the workspace (its store found through \`forge init\`'s .forge/); every anchor a whole process too. Forge and its anchor alternate (each goes first in turn; \`node -e 0\` rotates with them where a target counts it), after one untimed round; medians. A target's bound is computed from the same run's medians.`,
       `Tree: ../shared/checks/cold-paths's generator, ${CONFIG.folders} folders × ${CONFIG.perFolder} files of 1–8 KB of text (${BIG ? `and ${CONFIG.bigFolders} folders × ${CONFIG.perFolder} for the big-tree rows` : "no big-tree rows in this run"}). Forge works in its own copy, a git work tree committed once before \`forge init\` (so it takes the tracked files from git's index, as in a user's repository), where no git command runs afterwards; git in its own repository. Every edit (a line inserted in the middle of a file) is made to both copies.`,
-      `Hook: Claude Code's PostToolUse JSON on stdin (tool Edit, file_path the edited file), the file written just before the process starts; \`forge hook post-edit\` records it as the agent's edit and snapshots the workspace (FORGE_HOOK_STRICT=1 so a failure would show; after the rounds nothing is left unsnapshotted). Git's side writes the same bytes to the same file, runs \`git status --porcelain\` (which must list one file) and then commits it untimed, so each round has one file changed. The hook after a new file: the same with tool Write and a file created (~430 bytes, each round in another folder); git's side adds and commits it untimed.`,
+      `Hook: Claude Code's PostToolUse JSON on stdin (tool Edit, file_path the edited file), the file written just before the process starts; \`forge hook post-edit\` records it as the agent's edit and snapshots the workspace (FORGE_HOOK_STRICT=1 so a failure would show; after the rounds nothing is left unsnapshotted). Git's side writes the same bytes to the same file, runs \`git status --porcelain\` (which must list one file) and then commits it untimed, so each round has one file changed. The hook after a new file: the same with tool Write and a file created (~430 bytes, each round in another folder); git's side adds and commits it untimed. The hook after a file deleted: a Bash \`rm\` of a file of the generated tree no other row touches (each round another folder); git's side deletes the same file, runs status (one line) and commits the deletion untimed.`,
       `Status, re-snapshot and restore: ${CONFIG.changed} files edited in both copies, then ${CONFIG.settleMs} ms of quiet so neither Forge's stat cache nor git's index sees them as racy. Status runs repeat on the same change. Re-snapshot rounds each edit ${CONFIG.changed} other files; git's side is two processes (\`add -A\`, \`commit -q\`), times summed. Restore: states A and B (${CONFIG.changed} files apart) recorded by both, then B → A, A → B, … (\`forge files restore\` takes a safety snapshot, writes the files and records the result; \`git checkout -q SHA\` moves a detached HEAD); the files are compared after each round.`,
       `First snapshot: fresh copies each time (page cache warm: just copied), Forge's with the committed .git.${BIG ? ` The big-tree rows: the first snapshot once each, status and restore ${CONFIG.bigStatusReps} and ${CONFIG.bigRestoreReps} rounds.` : ""}`,
       `Git: GIT_CONFIG_NOSYSTEM=1, a fixed author and committer (as the check), gc.auto=0 and maintenance.auto=false (no background packing mid-run; the repositories keep loose objects).`,
