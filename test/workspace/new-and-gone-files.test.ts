@@ -1,10 +1,11 @@
-// New files in folders the last snapshot had (a host's Write tool, a command that writes a
-// file), or files gone from them (`rm`): the comparison by stats lists those folders again
-// and takes the new regular files in, or the gone ones out (quick-status.ts `statCompare`
-// with `allowNames`), the status says "created" or "deleted" and the snapshot is made from
-// the kept columns, the tree cache reshaped by them (tree-cache-write.ts) — each the same as
-// a walk from scratch gives. Anything else (a folder new or gone, a symlink, an ignore file,
-// a secret file, a file too large, files both new and gone: renames) leaves it to a walk.
+// New files and folders in folders the last snapshot had (a host's Write tool, a command
+// that writes files), or files gone from them (`rm`): the comparison by stats lists those
+// folders again and takes the new regular files and folders in, or the gone files out
+// (quick-status.ts `statCompare` with `allowNames`), the status says "created" or "deleted"
+// and the snapshot is made from the kept columns, the tree cache reshaped by them
+// (tree-cache-write.ts) — each the same as a walk from scratch gives. Anything else (a
+// folder gone, a symlink, an ignore file, a secret file, a file too large, names both new
+// and gone: renames) leaves it to a walk.
 import { mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -71,6 +72,26 @@ describe("new files in folders the last snapshot had", () => {
       ["created docs/empty", "created docs/guide.md"],
     ],
     ["a file deleted", (r) => unlinkSync(join(r, "src/b.ts")), ["deleted src/b.ts"]],
+    ["a new folder holding a file", (r) => put(r, "src/feature/x.ts", "x\n"), ["created src/feature/x.ts"]],
+    [
+      "new folders in a new folder, one of them empty, beside a new file",
+      (r) => {
+        put(r, "docs/a/b/c.md", "c\n");
+        put(r, "docs/a/top.md", "top\n");
+        mkdirSync(join(r, "docs/a/empty"));
+        writeFileSync(join(r, "NEWS"), "news\n");
+      },
+      ["created NEWS", "created docs/a/b/c.md", "created docs/a/top.md"],
+    ],
+    [
+      "a new folder the walk leaves out, and an ignored file in a new one",
+      (r) => {
+        put(r, "src/node_modules/x.js", "x\n");
+        put(r, "src/gen/a.log", "ignored\n");
+        put(r, "src/gen/b.ts", "b\n");
+      },
+      ["created src/gen/b.ts"],
+    ],
     [
       "files deleted in two folders, one the last in its folder, beside an edit",
       (r) => {
@@ -108,6 +129,7 @@ describe("new files in folders the last snapshot had", () => {
       const next = await compared(b);
       expect(next?.added).toBeUndefined();
       expect(next?.removed).toBeUndefined();
+      expect(next?.addedDirs).toBeUndefined();
       expect((await (await b.open()).status()).changes).toEqual([]);
     });
   }
@@ -138,7 +160,13 @@ describe("new files in folders the last snapshot had", () => {
   });
 
   const walks: [string, (root: string) => void][] = [
-    ["a new folder", (r) => put(r, "src/more/d.ts", "d\n")],
+    ["a new folder holding an ignore file", (r) => put(r, "src/more/.gitignore", "*.tmp\n")],
+    ["a new folder holding a symlink", (r) => (mkdirSync(join(r, "src/more")), symlinkSync("../a.ts", join(r, "src/more/link")))],
+    ["a new folder holding a secret file", (r) => put(r, "src/more/.env", "TOKEN=x\n")],
+    [
+      "a new folder beside a file gone (a folder renamed)",
+      (r) => (put(r, "docs2/readme.md", "docs/readme.md\n"), rmSync(join(r, "docs"), { recursive: true })),
+    ],
     ["a folder deleted", (r) => rmSync(join(r, "src/lib"), { recursive: true })],
     ["an ignore file deleted", (r) => unlinkSync(join(r, ".gitignore"))],
     ["a new symlink", (r) => symlinkSync("b.ts", join(r, "src/link2"))],

@@ -14,7 +14,7 @@ import type { FileInfo } from "../../objects/file-tree.js";
 import { sha256, type Hash } from "../../objects/hash.js";
 import { dirNodeText, type DirEntry } from "../../objects/node.js";
 import type { ObjectStore } from "../../objects/object-store.js";
-import type { StatCompared } from "./quick-status.js";
+import type { NewFolder, StatCompared } from "./quick-status.js";
 import { StatCache } from "./stat-cache.js";
 import { FILE_STAT, fileEntry, nameAt, parentsOf, type TreeColumns } from "./tree-cache.js";
 import type { CachePatch } from "./tree-cache-write.js";
@@ -104,7 +104,8 @@ export async function quickTree(
     changes.push({ path: cols.strings[nDirs + j] as string, kind: "deleted", before, after: null });
   }
   changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
-  const built = buildFromColumns(cols, changed, added, new Set(removed));
+  const newDirs = found.addedDirs ?? [];
+  const built = buildFromColumns(cols, changed, added, new Set(removed), newDirs);
   return {
     root: built.root,
     objects: built.objects,
@@ -124,6 +125,7 @@ export async function quickTree(
       fileStats,
       ...(added.length > 0 && { added }),
       ...(removed.length > 0 && { removed }),
+      ...(newDirs.length > 0 && { addedDirs: newDirs.map((d, k) => ({ ...d, hash: built.newDirHashes[k] as Hash })) }),
     },
   };
 }
@@ -138,14 +140,15 @@ function buildFromColumns(
   changed: ReadonlyMap<number, FileInfo>,
   added: readonly { readonly path: string; readonly info: FileInfo }[] = [],
   removed: ReadonlySet<number> = new Set(),
-): { root: Hash; objects: Map<Hash, Buffer>; dirHashes: Hash[] } {
+  newDirs: readonly NewFolder[] = [],
+): { root: Hash; objects: Map<Hash, Buffer>; dirHashes: Hash[]; newDirHashes: Hash[] } {
   const { nDirs, nFiles, strings, nums, types } = cols;
   const dirHashes: Hash[] = [];
   for (let i = 0; i < nDirs; i++) dirHashes.push(cols.hashOf(i));
   const objects = new Map<Hash, Buffer>();
   const rootAt = strings.indexOf("");
   if (rootAt < 0 || rootAt >= nDirs) throw new ForgeError("INVALID_STATE", "the tree cache has no root folder");
-  if (changed.size === 0 && added.length === 0 && removed.size === 0) return { root: cols.root, objects, dirHashes };
+  if (changed.size === 0 && added.length === 0 && removed.size === 0 && newDirs.length === 0) return { root: cols.root, objects, dirHashes, newDirHashes: [] };
   const parents = parentsOf(cols);
   // Every folder above a changed or new file (by place), each with the entries it will list.
   const dirty = new Map<number, DirEntry[]>();
@@ -161,14 +164,32 @@ function buildFromColumns(
       throw new ForgeError("INVALID_STATE", `the tree cache has a file in ${path.slice(0, Math.max(0, path.lastIndexOf("/")))} but no such folder`);
   };
   for (const j of [...changed.keys(), ...removed]) markAbove(parents[nDirs + j] as number, strings[nDirs + j] as string);
-  const dirAt = added.length > 0 ? new Map(strings.slice(0, nDirs).map((d, i) => [d, i])) : undefined;
-  const addedIn: [number, FileInfo, string][] = [];
-  for (const { path, info } of added) {
+  const dirAt = added.length > 0 || newDirs.length > 0 ? new Map(strings.slice(0, nDirs).map((d, i) => [d, i])) : undefined;
+  // New entries by the folder that lists them: one of the columns' (by place), or a new folder (by path).
+  const addedIn: [number, DirEntry][] = [];
+  const inNew = new Map<string, DirEntry[]>(newDirs.map((d) => [d.path, []]));
+  const place = (path: string, entry: DirEntry): void => {
     const slash = path.lastIndexOf("/");
-    const i = dirAt?.get(slash < 0 ? "" : path.slice(0, slash));
-    if (i === undefined) throw new ForgeError("INVALID_STATE", `a new file ${path} is in no folder of the tree cache`);
+    const parent = slash < 0 ? "" : path.slice(0, slash);
+    const fresh = inNew.get(parent);
+    if (fresh !== undefined) return void fresh.push(entry);
+    const i = dirAt?.get(parent);
+    if (i === undefined) throw new ForgeError("INVALID_STATE", `a new entry ${path} is in no folder of the tree cache`);
     markAbove(i, path);
-    addedIn.push([i, info, path.slice(slash + 1)]);
+    addedIn.push([i, entry]);
+  };
+  for (const { path, info } of added) place(path, [info.hash, path.slice(path.lastIndexOf("/") + 1), info.type, info.mode, info.size]);
+  // New folders, deepest first: each made from its entries, then listed by its parent.
+  const newDirHashes = new Array<Hash>(newDirs.length);
+  const newOrder = newDirs.map((_, k) => k).sort((a, b) => depth((newDirs[b] as NewFolder).path) - depth((newDirs[a] as NewFolder).path));
+  for (const k of newOrder) {
+    const d = newDirs[k] as NewFolder;
+    const entries = (inNew.get(d.path) as DirEntry[]).sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
+    const raw = Buffer.from(dirNodeText(entries));
+    const hash = sha256(raw);
+    objects.set(hash, raw);
+    newDirHashes[k] = hash;
+    place(d.path, [hash, d.path.slice(d.path.lastIndexOf("/") + 1), "d", d.mode, 0]);
   }
   // The files in them: one pass over the places (a symlink's target is the next of the targets, in file order).
   let links = 0;
@@ -181,7 +202,7 @@ function buildFromColumns(
     const name = nameAt(cols, nDirs + j);
     list.push(f.type === "l" ? [f.hash, name, f.type, f.mode, f.size, f.target ?? ""] : [f.hash, name, f.type, f.mode, f.size]);
   }
-  for (const [i, f, name] of addedIn) (dirty.get(i) as DirEntry[]).push([f.hash, name, f.type, f.mode, f.size]);
+  for (const [i, entry] of addedIn) (dirty.get(i) as DirEntry[]).push(entry);
   // Deepest first, so that a folder's new hash is known before its parent lists it.
   const order = [...dirty.keys()].sort((a, b) => depth(strings[b] as string) - depth(strings[a] as string) || a - b);
   for (const i of order) {
@@ -193,7 +214,7 @@ function buildFromColumns(
     objects.set(hash, raw);
     dirHashes[i] = hash;
   }
-  return { root: dirHashes[rootAt] as Hash, objects, dirHashes };
+  return { root: dirHashes[rootAt] as Hash, objects, dirHashes, newDirHashes };
 }
 
 function depth(dir: string): number {

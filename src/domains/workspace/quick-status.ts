@@ -1,33 +1,19 @@
-// A status by stats alone, as git's index makes `git status` cheap: the last snapshot's tree
-// is kept with what its walk saw (tree-cache.ts), and while every folder it listed is as it
-// was — same times and inode, so no name was added, removed or renamed in it — and nothing
-// that decides what is ignored changed (the ignore settings, every ignore file read, git's
-// index and excludes files), the files are the same names judged the same way. Only the
-// files themselves are then looked at: one lstat each, against the stats kept beside the
-// tree, and only a file whose stats differ is read and hashed. No listing, no ignore rules,
-// no tree built.
-//
-// Anything else — a folder changed, an unknown stat, a racy folder, a file that is now
-// something else, more changed files than is worth it — answers undefined, and the caller
-// walks as before. Racy entries (modified within a second of the walk) are hashed, never
-// trusted: a quick status says what a full walk would.
-import { type Dirent, readdirSync } from "node:fs";
 import { mark } from "../../core/trace.js";
 import { readBlob } from "../../objects/blob-read.js";
 import { blobObjects, type FileInfo } from "../../objects/file-tree.js";
 import { S_IFDIR, S_IFMT, S_IFREG, ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE, inRoot, statBuffer, walkLstat } from "./fast-stat.js";
 import { gitView } from "./git-view.js";
-import { ignoreFileKey, isIgnoreFile, neverTaken } from "./ignore-rules.js";
+import { ignoreFileKey } from "./ignore-rules.js";
+import { MAX_READS, relisted, type IgnoredNow, type NewFolder } from "./relist.js";
+export type { IgnoredNow, NewFolder } from "./relist.js";
 import { walkOrder } from "./names.js";
-import { isSecretFile, secretByContent, type SecretFilesOption } from "./secret-files.js";
+import { secretByContent, type SecretFilesOption } from "./secret-files.js";
 import type { StatSignature } from "./stat-cache.js";
-import { DIR_STAT, FILE_STAT, entriesIn, fileEntry, type TreeColumns } from "./tree-cache.js";
+import { DIR_STAT, FILE_STAT, fileEntry, type TreeColumns } from "./tree-cache.js";
 import type { FileChange } from "./tree-compare.js";
 
 /** A file modified this close to the walk (or after it) may have changed again unseen: hashed. */
 const RACY_MS = 1000;
-/** Past this many files to read (or bytes), the walk with its stat cache is the better way. */
-const MAX_READS = 1000;
 const MAX_READ_BYTES = 32 * 1024 * 1024;
 const KEY_VERSION = 1;
 
@@ -138,20 +124,19 @@ export interface StatCompared {
   readonly added?: readonly { readonly path: string; readonly st: StatSignature }[];
   /** Files (not symlinks) of the kept tree gone from a folder listed again (`allowNames`; never with `added`: no renames), by place, in path order. */
   readonly removed?: readonly number[];
+  /** New folders (`allowNames`), each above those in it, the files in them among `added`. */
+  readonly addedDirs?: readonly NewFolder[];
 }
 
 /** A comparison a quick walk can go by (scanner.ts): one that found no new files, which only a listing takes in. */
 export function walkable(found: StatCompared | undefined): StatCompared | undefined {
-  return found?.added === undefined && found?.removed === undefined ? found : undefined;
+  return found?.added === undefined && found?.removed === undefined && found?.addedDirs === undefined ? found : undefined;
 }
 
 /** Whether a comparison found nothing to read: the files are as the kept tree has them. */
 export function nothingChanged(found: StatCompared): boolean {
-  return found.reads.length === 0 && found.added === undefined && found.removed === undefined;
+  return found.reads.length === 0 && found.added === undefined && found.removed === undefined && found.addedDirs === undefined;
 }
-
-/** Whether the walk leaves `path` out now (ignore-rules.ts `ignoredOnDisk`): names a folder listed again has and the kept tree lacks. */
-export type IgnoredNow = (path: string, isDir: boolean) => boolean;
 
 /**
  * Compares every folder's and file's stats in `cols` with the disk's: the files whose stats
@@ -204,7 +189,7 @@ export function statCompare(
     dirStats[s + 1] = st[ST_CTIME] as number;
     dirStats[s + 2] = st[ST_INO] as number;
   }
-  const names = moved.length > 0 && ignoredNow ? relisted(root, cols, moved, ignoredNow, allowNames) : { added: [], removed: [] };
+  const names = moved.length > 0 && ignoredNow ? relisted(root, cols, moved, ignoredNow, allowNames) : { added: [], removed: [], dirs: [] };
   if (names === undefined) return undefined;
   const addedPaths = names.added;
   const gone = new Uint8Array(names.removed.length > 0 ? nFiles : 0);
@@ -262,85 +247,9 @@ export function statCompare(
     secretFiles: stats.secretFiles,
     ...(dirStats && { dirStats }),
     ...(added.length > 0 && { added: added.sort((x, y) => byPath(x.path, y.path)) }),
+    ...(names.dirs.length > 0 && { addedDirs: names.dirs }),
     ...(names.removed.length > 0 && { removed: names.removed.sort((x, y) => byPath(strings[nDirs + x] as string, strings[nDirs + y] as string)) }),
   };
-}
-
-/**
- * Whether folders `moved` (places in `cols`) hold the names the kept tree has in them, each
- * of the same kind (a folder, a regular file, a symlink), and nothing else the walk would
- * take but — with `allowNames` — new regular files, or without some of its files: the paths
- * of the new ones and the places of those gone (neither: only their files' contents can
- * differ), or undefined when a walk must say. The rules that judge a
- * name the kept tree lacks are read only when one is met: `.git` and `.forge` folders need
- * none. A new folder, symlink, ignore file, or file whose name or content makes it a secret
- * file is left to the walk, and so is a secret file it left out that is gone (it names those).
- */
-function relisted(
-  root: string,
-  cols: TreeColumns,
-  moved: readonly number[],
-  ignoredNow: () => IgnoredNow,
-  allowNames: boolean,
-): { added: string[]; removed: number[] } | undefined {
-  const { strings, types } = cols;
-  let judge: IgnoredNow | undefined;
-  const added: string[] = [];
-  const removed: number[] = [];
-  // The secret files the walk left out, by folder: each must still be there (the walk names those it finds).
-  const secrets = new Map<string, string[]>();
-  for (const path of cols.stats?.secretFiles ?? []) {
-    const slash = path.lastIndexOf("/");
-    const dir = slash < 0 ? "" : path.slice(0, slash);
-    secrets.set(dir, [...(secrets.get(dir) ?? []), path.slice(slash + 1)]);
-  }
-  // The kept entries of each folder listed again: name → place (a folder's is negative).
-  for (const [i, names] of entriesIn(cols, moved)) {
-    const dir = strings[i] as string;
-    let listed: Dirent[];
-    try {
-      listed = readdirSync(dir === "" ? root : `${root}/${dir}`, { withFileTypes: true });
-    } catch {
-      return undefined;
-    }
-    const secretsHere = secrets.get(dir);
-    if (secretsHere && !secretsHere.every((name) => listed.some((d) => d.name === name && !d.isDirectory()))) return undefined; // one gone
-    let found = 0;
-    const seen = new Set<number>();
-    for (const d of listed) {
-      const at = names.get(d.name);
-      if (at === undefined) {
-        if (d.isDirectory() && neverTaken(d.name)) continue; // git's and Forge's own folders: no rules to read
-        const path = dir === "" ? d.name : `${dir}/${d.name}`;
-        // A secret file is left out, but the walk names it (`secretFiles`): the walk says.
-        if (!d.isDirectory() && isSecretFile(root, path)) return undefined;
-        judge ??= ignoredNow();
-        if (judge(path, d.isDirectory())) continue;
-        if (allowNames && d.isFile() && !isIgnoreFile(d.name) && !secretByContent(path)) {
-          added.push(path);
-          continue;
-        }
-        return undefined; // a name the walk would take: a folder, a symlink, or a file renamed here
-      }
-      found++;
-      const kind = at < 0 ? 0x64 /* d */ : (types[at] as number);
-      const same =
-        kind === 0x64 ? d.isDirectory() : kind === 0x6c /* l */ ? d.isSymbolicLink() : (kind === 0x66 /* f */ || kind === 0x78) /* x */ && d.isFile();
-      if (!same) return undefined;
-      seen.add(at);
-    }
-    if (found === names.size) continue;
-    // Names gone: files (not symlinks, whose targets the columns keep in order, nor ignore files) when allowed; a folder, never.
-    if (!allowNames) return undefined;
-    for (const [name, at] of names) {
-      if (seen.has(at)) continue;
-      if (at < 0 || types[at] === 0x6c /* l */ || isIgnoreFile(name)) return undefined;
-      removed.push(at);
-    }
-  }
-  // New and gone files together may be renames, which only comparing whole trees pairs up as a walk does.
-  if (added.length > 0 && removed.length > 0) return undefined;
-  return { added, removed };
 }
 
 const byPath = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);

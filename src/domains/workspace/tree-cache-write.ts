@@ -110,6 +110,8 @@ export interface CachePatch {
   readonly added?: readonly { readonly path: string; readonly info: FileInfo; readonly stats: readonly number[] }[];
   /** Files (by place) gone: left out of the columns. */
   readonly removed?: readonly number[];
+  /** New folders (each above those in it), appended after the others: mode, stats ([mtimeMs, ctimeMs, ino]) and hash. */
+  readonly addedDirs?: readonly { readonly path: string; readonly mode: number; readonly stats: readonly number[]; readonly hash: Hash }[];
 }
 
 /** The edits that make `cols`' bytes hold `patch`, the new checksum last; undefined when the patch does not fit them. */
@@ -183,9 +185,10 @@ export function writePatchedTreeCache(path: string, cols: TreeColumns, patch: Ca
   if (edits === undefined) return false;
   const added = patch.added ?? [];
   const removed = patch.removed ?? [];
-  if (added.length === 0 && removed.length === 0) writeEdited(path, cols.raw, edits);
+  const dirs = patch.addedDirs ?? [];
+  if (added.length === 0 && removed.length === 0 && dirs.length === 0) writeEdited(path, cols.raw, edits);
   else {
-    const reshaped = reshapedBytes(cols, edits, added, removed);
+    const reshaped = reshapedBytes(cols, edits, added, removed, dirs);
     if (reshaped === undefined) return false;
     writeWhole(path, reshaped);
   }
@@ -199,7 +202,13 @@ export function writePatchedTreeCache(path: string, cols: TreeColumns, patch: Ca
  * Undefined when the text does not hold the paths its counts say, or a new entry cannot be
  * encoded.
  */
-function reshapedBytes(cols: TreeColumns, edits: readonly Edit[], added: NonNullable<CachePatch["added"]>, removed: readonly number[]): Buffer | undefined {
+function reshapedBytes(
+  cols: TreeColumns,
+  edits: readonly Edit[],
+  added: NonNullable<CachePatch["added"]>,
+  removed: readonly number[],
+  dirs: NonNullable<CachePatch["addedDirs"]>,
+): Buffer | undefined {
   const { nDirs, nFiles } = cols;
   const was = Buffer.from(cols.raw);
   for (const [at, bytes] of edits) if (at >= HEADER) was.set(bytes, at);
@@ -246,27 +255,44 @@ function reshapedBytes(cols: TreeColumns, edits: readonly Edit[], added: NonNull
     stats.set(st, FILE_STAT * a);
   }
   const paths = Buffer.from(added.map((e) => `${e.path}\0`).join(""), "utf8");
+  // New folders: their modes, hashes, paths and stats after the kept folders' (a file's place does not move).
+  const m = dirs.length;
+  const dirModes = new Float64Array(m);
+  const dirStats = new Float64Array(DIR_STAT * m);
+  const dirHashes = Buffer.alloc(32 * m);
+  for (let d = 0; d < m; d++) {
+    const { mode, stats: st, hash } = dirs[d] as (typeof dirs)[number];
+    if (st.length !== DIR_STAT || dirHashes.write(hash, 32 * d, 32, "hex") !== 32) return undefined;
+    dirModes[d] = mode;
+    dirStats.set(st, DIR_STAT * d);
+  }
+  const dirPaths = Buffer.from(dirs.map((d) => `${d.path}\0`).join(""), "utf8");
   const filePaths = runs.map(([a, b]) => was.subarray(starts[nDirs + a] as number, starts[nDirs + b] as number));
   const out = Buffer.concat([
     was.subarray(0, numsAt + 8 * nDirs),
+    Buffer.from(dirModes.buffer),
     ...kept(numsAt + 8 * nDirs, 16),
     Buffer.from(nums.buffer),
     was.subarray(hashAt, hashAt + 32 * nDirs),
+    dirHashes,
     ...kept(hashAt + 32 * nDirs, 32),
     hashes,
     ...kept(typeAt, 1),
     types,
     was.subarray(textAt, starts[nDirs] as number),
+    dirPaths,
     ...filePaths,
     paths,
     was.subarray(pathsEnd, filesStatAt),
+    Buffer.from(dirStats.buffer),
     ...kept(filesStatAt, 8 * FILE_STAT),
     Buffer.from(stats.buffer),
     was.subarray(keyAt),
   ]);
   const goneText = gone.reduce((sum, j) => sum + ((starts[nDirs + j + 1] as number) - (starts[nDirs + j] as number)), 0);
+  out.writeUInt32LE(nDirs + m, 4);
   out.writeUInt32LE(nFiles + k - gone.length, 8);
-  out.writeUInt32LE(textBytes - goneText + paths.length, 12);
+  out.writeUInt32LE(textBytes - goneText + paths.length + dirPaths.length, 12);
   Buffer.from(sha256(out.subarray(HEADER)), "hex").copy(out, 16);
   return out;
 }
