@@ -1,12 +1,12 @@
 // New files and folders in folders the last snapshot had (a host's Write tool, a command
 // that writes files), or files gone from them (`rm`): the comparison by stats lists those
 // folders again and takes the new regular files and folders in, or the gone files out
-// (quick-status.ts `statCompare` with `allowNames`), the status says "created" or "deleted"
+// (quick-status.ts `statCompare` with `allowNames`), the status says "created", "deleted" or "renamed"
 // and the snapshot is made from the kept columns, the tree cache reshaped by them
-// (tree-cache-write.ts) — each the same as a walk from scratch gives. Anything else (a
-// folder gone, a symlink, an ignore file, a secret file, a file too large, names both new
-// and gone: renames) leaves it to a walk.
-import { mkdirSync, readFileSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
+// (tree-cache-write.ts) — each the same as a walk from scratch gives, renames paired as it
+// pairs them. Anything else (a folder gone, a symlink, an ignore file, a secret file, a file
+// too large) leaves it to a walk.
+import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildTree } from "../../src/objects/file-tree.js";
@@ -74,6 +74,17 @@ describe("new files in folders the last snapshot had", () => {
     ["a file deleted", (r) => unlinkSync(join(r, "src/b.ts")), ["deleted src/b.ts"]],
     ["a new folder holding a file", (r) => put(r, "src/feature/x.ts", "x\n"), ["created src/feature/x.ts"]],
     [
+      "a file renamed in its folder, one moved into a new folder, and one deleted beside a new one of other content",
+      (r) => {
+        renameSync(join(r, "src/b.ts"), join(r, "src/b2.ts"));
+        mkdirSync(join(r, "src/moved"));
+        renameSync(join(r, "src/lib/c.ts"), join(r, "src/moved/c.ts"));
+        unlinkSync(join(r, "top.txt"));
+        writeFileSync(join(r, "top2.txt"), "not top's content\n");
+      },
+      ["renamed src/b2.ts", "renamed src/moved/c.ts", "deleted top.txt", "created top2.txt"],
+    ],
+    [
       "new folders in a new folder, one of them empty, beside a new file",
       (r) => {
         put(r, "docs/a/b/c.md", "c\n");
@@ -107,8 +118,9 @@ describe("new files in folders the last snapshot had", () => {
       const b = await bench();
       change(b.root);
       const found = await compared(b);
-      expect(found?.added?.map((a) => a.path) ?? []).toEqual(expected.filter((l) => l.startsWith("created")).map((l) => l.slice(8)));
-      expect(found?.removed?.length ?? 0).toBe(expected.filter((l) => l.startsWith("deleted")).length);
+      const newPaths = expected.filter((l) => l.startsWith("created") || l.startsWith("renamed")).map((l) => l.slice(8));
+      expect([...(found?.added?.map((a) => a.path) ?? [])].sort()).toEqual(newPaths.sort());
+      expect(found?.removed?.length ?? 0).toBe(expected.filter((l) => l.startsWith("deleted") || l.startsWith("renamed")).length);
       // The status says what a walk says.
       const status = await (await b.open()).status();
       expect(lines(status.changes)).toEqual(expected);
@@ -117,7 +129,7 @@ describe("new files in folders the last snapshot had", () => {
       const two = await (await b.open()).snapshot("two");
       expect(lines(two.changes)).toEqual(expected);
       const count = (kind: string) => expected.filter((l) => l.startsWith(kind)).length;
-      expect(two.snapshot.metadata["changed"]).toMatchObject({ created: count("created"), deleted: count("deleted") });
+      expect(two.snapshot.metadata["changed"]).toMatchObject({ created: count("created"), deleted: count("deleted"), renamed: count("renamed") });
       const cols = readTreeColumns(cachePath(b.root), two.snapshot.filesRoot as string);
       expect(cols?.stats?.files.length).toBe(4 * (cols?.nFiles ?? 0));
       const kept = treeFromColumns(cols as NonNullable<typeof cols>);
@@ -172,13 +184,6 @@ describe("new files in folders the last snapshot had", () => {
     ["a new symlink", (r) => symlinkSync("b.ts", join(r, "src/link2"))],
     ["a new ignore file", (r) => writeFileSync(join(r, "src/.gitignore"), "*.tmp\n")],
     ["a new secret file", (r) => writeFileSync(join(r, "src/.env"), "TOKEN=x\n")],
-    [
-      "a new file beside one gone (a rename)",
-      (r) => {
-        writeFileSync(join(r, "src/b2.ts"), "src/b.ts\n");
-        unlinkSync(join(r, "src/b.ts"));
-      },
-    ],
   ];
   for (const [what, change] of walks) {
     it(`leaves ${what} to a walk, which says the same`, async () => {

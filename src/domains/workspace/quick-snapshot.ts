@@ -18,7 +18,7 @@ import type { NewFolder, StatCompared } from "./quick-status.js";
 import { StatCache } from "./stat-cache.js";
 import { FILE_STAT, fileEntry, nameAt, parentsOf, type TreeColumns } from "./tree-cache.js";
 import type { CachePatch } from "./tree-cache-write.js";
-import { sameEntry, type FileChange } from "./tree-compare.js";
+import { sameEntry, withRenames, type FileChange } from "./tree-compare.js";
 import { hashPending, hashingProgress } from "./walk.js";
 
 /** A snapshot's tree as the kept columns and what changed in them. */
@@ -28,7 +28,7 @@ export interface QuickTree {
   readonly objects: Map<Hash, Buffer>;
   /** The files read again, by path, as they are now (those that differ are `changes`). */
   readonly read: ReadonlyMap<string, FileInfo>;
-  /** "modified", and "created" or "deleted" for files new in or gone from folders listed again (never both: no renames), in path order. */
+  /** "modified", and "created", "deleted" or "renamed" for files new in or gone from folders listed again, in path order. */
   readonly changes: FileChange[];
   /** Bytes of file objects written to the store. */
   readonly newBytes: number;
@@ -82,8 +82,9 @@ export async function quickTree(
     bytes += now.size - before.size;
     changes.push({ path: r.path, kind: "modified", before, after: now });
   }
-  // New files in folders listed again (nothing was removed, so none is a rename): appended to the columns.
+  // New files in folders listed again: appended to the columns.
   const added: { path: string; info: FileInfo; stats: number[] }[] = [];
+  const created: FileChange[] = [];
   for (const a of found.added ?? []) {
     const now = read.get(a.path);
     if (now?.type !== "f") return undefined;
@@ -94,16 +95,17 @@ export async function quickTree(
       stats: cache.statInto(a.path, now.hash, now.size, kept, 0) ? [...kept] : [Number.NaN, Number.NaN, Number.NaN, Number.NaN],
     });
     bytes += now.size;
-    changes.push({ path: a.path, kind: "created", before: null, after: now });
+    created.push({ path: a.path, kind: "created", before: null, after: now });
   }
-  // Files gone (nothing was added, so none is a rename): left out of the columns.
+  // Files gone: left out of the columns; with the new ones, paired into renames as a walk pairs them.
   const removed = found.removed ?? [];
+  const deleted: FileChange[] = [];
   for (const j of removed) {
     const before = fileEntry(cols, j);
     bytes -= before.size;
-    changes.push({ path: cols.strings[nDirs + j] as string, kind: "deleted", before, after: null });
+    deleted.push({ path: cols.strings[nDirs + j] as string, kind: "deleted", before, after: null });
   }
-  changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
+  withRenames(changes, created, deleted);
   const newDirs = found.addedDirs ?? [];
   const built = buildFromColumns(cols, changed, added, new Set(removed), newDirs);
   return {

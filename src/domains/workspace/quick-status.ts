@@ -10,7 +10,7 @@ import { walkOrder } from "./names.js";
 import { secretByContent, type SecretFilesOption } from "./secret-files.js";
 import type { StatSignature } from "./stat-cache.js";
 import { DIR_STAT, FILE_STAT, fileEntry, type TreeColumns } from "./tree-cache.js";
-import type { FileChange } from "./tree-compare.js";
+import { withRenames, type FileChange } from "./tree-compare.js";
 
 /** A file modified this close to the walk (or after it) may have changed again unseen: hashed. */
 const RACY_MS = 1000;
@@ -119,10 +119,10 @@ export interface StatCompared {
   readonly dirStats?: Float64Array;
   /**
    * Regular files a folder listed again holds that the kept tree lacks, which the walk would
-   * take (only when the caller allowed them: `allowNames`), in path order, with their stats.
+   * take (only when the caller allowed them: `allowNames`), in the walk's order, with their stats.
    */
   readonly added?: readonly { readonly path: string; readonly st: StatSignature }[];
-  /** Files (not symlinks) of the kept tree gone from a folder listed again (`allowNames`; never with `added`: no renames), by place, in path order. */
+  /** Files (not symlinks) of the kept tree gone from a folder listed again (`allowNames`), by place, in the columns' order. */
   readonly removed?: readonly number[];
   /** New folders (`allowNames`), each above those in it, the files in them among `added`. */
   readonly addedDirs?: readonly NewFolder[];
@@ -246,13 +246,11 @@ export function statCompare(
     tooLarge: tooLarge.sort(walkOrder),
     secretFiles: stats.secretFiles,
     ...(dirStats && { dirStats }),
-    ...(added.length > 0 && { added: added.sort((x, y) => byPath(x.path, y.path)) }),
+    ...(added.length > 0 && { added: added.sort((x, y) => walkOrder(x.path, y.path)) }),
     ...(names.dirs.length > 0 && { addedDirs: names.dirs }),
-    ...(names.removed.length > 0 && { removed: names.removed.sort((x, y) => byPath(strings[nDirs + x] as string, strings[nDirs + y] as string)) }),
+    ...(names.removed.length > 0 && { removed: names.removed.sort((x, y) => x - y) }),
   };
 }
-
-const byPath = (x: string, y: string): number => (x < y ? -1 : x > y ? 1 : 0);
 
 /** What changed since the walk that kept `cols`' stats, for a walk limited to it (walk.ts `scanTreeFrom`). */
 export interface ChangedSince {
@@ -368,7 +366,8 @@ export function quickStatus(
     if (after.hash === before.hash && after.mode === before.mode && after.size === before.size) stale++;
     else changes.push({ path, kind: "modified", before, after });
   }
-  // New files only (nothing was removed): none of them can be a rename.
+  // New files and files gone, paired into renames as a walk pairs them (`withRenames`).
+  const created: FileChange[] = [];
   for (const { path, st } of found.added ?? []) {
     let blob: Buffer;
     try {
@@ -376,10 +375,10 @@ export function quickStatus(
     } catch {
       return undefined;
     }
-    changes.push({ path, kind: "created", before: null, after: { type: "f", mode: st.mode & 0o777, size: blob.length - 1, hash: blobObjects(blob).hash } });
+    created.push({ path, kind: "created", before: null, after: { type: "f", mode: st.mode & 0o777, size: blob.length - 1, hash: blobObjects(blob).hash } });
   }
-  // Files gone (nothing was added, so none is a rename).
-  for (const j of found.removed ?? []) changes.push({ path: cols.strings[cols.nDirs + j] as string, kind: "deleted", before: fileEntry(cols, j), after: null });
-  changes.sort((x, y) => (x.path < y.path ? -1 : x.path > y.path ? 1 : 0));
-  return { changes, tooLarge: found.tooLarge, secretFiles: found.secretFiles, stale };
+  const deleted = (found.removed ?? []).map(
+    (j): FileChange => ({ path: cols.strings[cols.nDirs + j] as string, kind: "deleted", before: fileEntry(cols, j), after: null }),
+  );
+  return { changes: withRenames(changes, created, deleted), tooLarge: found.tooLarge, secretFiles: found.secretFiles, stale };
 }

@@ -116,8 +116,6 @@ export function relisted(root: string, cols: TreeColumns, moved: readonly number
       removed.push(at);
     }
   }
-  // New and gone files together may be renames, which only comparing whole trees pairs up as a walk does.
-  if ((added.length > 0 || dirs.length > 0) && removed.length > 0) return undefined;
   return { added, removed, dirs };
 }
 

@@ -48,6 +48,17 @@ export function compareTrees(a: Tree, b: Tree, only?: readonly string[]): FileCh
   }
   // Every path of `a` is still in `b` when as many were found there: no pass to look for deletions.
   if (kept !== a.files.size) for (const [path, before] of a.files) if (!b.files.has(path)) deleted.push({ path, kind: "deleted", before, after: null });
+  return withRenames(out, created, deleted);
+}
+
+/**
+ * `changes` (modified files) with `created` and `deleted` added, in path order: a created
+ * file with the content of a deleted one (a regular file, not empty) is that one renamed —
+ * each created one in turn takes the first deleted one of its content left, in the order
+ * given (`b`'s and `a`'s for `compareTrees`).
+ */
+export function withRenames(changes: FileChange[], created: readonly FileChange[], deleted: readonly FileChange[]): FileChange[] {
+  const out = changes;
   const goneByKey = new Map<string, FileChange[]>();
   for (const d of deleted) if (d.before?.type === "f" && d.before.size > 0) goneByKey.set(fileKey(d.before), [...(goneByKey.get(fileKey(d.before)) ?? []), d]);
   const renamedFrom = new Set<string>();
