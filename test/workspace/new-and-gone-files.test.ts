@@ -1,11 +1,11 @@
 // New files and folders in folders the last snapshot had (a host's Write tool, a command
-// that writes files), or files gone from them (`rm`): the comparison by stats lists those
+// that writes files), or files and folders gone from them (`rm`, `mv`): the comparison by stats lists those
 // folders again and takes the new regular files and folders in, or the gone files out
 // (quick-status.ts `statCompare` with `allowNames`), the status says "created", "deleted" or "renamed"
 // and the snapshot is made from the kept columns, the tree cache reshaped by them
 // (tree-cache-write.ts) — each the same as a walk from scratch gives, renames paired as it
-// pairs them. Anything else (a folder gone, a symlink, an ignore file, a secret file, a file
-// too large) leaves it to a walk.
+// pairs them, folders gone taken out whole. Anything else (a symlink new or gone, an ignore
+// file, a secret file, a file too large) leaves it to a walk.
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -22,7 +22,7 @@ const lines = (changes: readonly { kind: string; path: string }[]) => changes.ma
 async function bench(): Promise<Bench> {
   const b = await workspaceBench();
   put(b.root, ".gitignore", "*.log\n");
-  for (const p of ["top.txt", "src/a.ts", "src/b.ts", "src/lib/c.ts", "docs/readme.md"]) put(b.root, p, `${p}\n`);
+  for (const p of ["top.txt", "src/a.ts", "src/b.ts", "src/lib/c.ts", "src/lib/deep/d.ts", "docs/readme.md"]) put(b.root, p, `${p}\n`);
   symlinkSync("a.ts", join(b.root, "src/link")); // a symlink's target is kept after the paths: the grown cache must keep it
   age(b.root);
   await b.ws.snapshot("one");
@@ -73,6 +73,17 @@ describe("new files in folders the last snapshot had", () => {
     ],
     ["a file deleted", (r) => unlinkSync(join(r, "src/b.ts")), ["deleted src/b.ts"]],
     ["a new folder holding a file", (r) => put(r, "src/feature/x.ts", "x\n"), ["created src/feature/x.ts"]],
+    ["a folder of folders deleted", (r) => rmSync(join(r, "src/lib"), { recursive: true }), ["deleted src/lib/c.ts", "deleted src/lib/deep/d.ts"]],
+    ["a folder renamed", (r) => renameSync(join(r, "docs"), join(r, "guide")), ["renamed guide/readme.md"]],
+    [
+      "a folder moved into a new one, beside an edit",
+      (r) => {
+        mkdirSync(join(r, "src/old"));
+        renameSync(join(r, "src/lib/deep"), join(r, "src/old/deep"));
+        writeFileSync(join(r, "src/a.ts"), "a, edited\n");
+      },
+      ["modified src/a.ts", "renamed src/old/deep/d.ts"],
+    ],
     [
       "a file renamed in its folder, one moved into a new folder, and one deleted beside a new one of other content",
       (r) => {
@@ -175,11 +186,6 @@ describe("new files in folders the last snapshot had", () => {
     ["a new folder holding an ignore file", (r) => put(r, "src/more/.gitignore", "*.tmp\n")],
     ["a new folder holding a symlink", (r) => (mkdirSync(join(r, "src/more")), symlinkSync("../a.ts", join(r, "src/more/link")))],
     ["a new folder holding a secret file", (r) => put(r, "src/more/.env", "TOKEN=x\n")],
-    [
-      "a new folder beside a file gone (a folder renamed)",
-      (r) => (put(r, "docs2/readme.md", "docs/readme.md\n"), rmSync(join(r, "docs"), { recursive: true })),
-    ],
-    ["a folder deleted", (r) => rmSync(join(r, "src/lib"), { recursive: true })],
     ["an ignore file deleted", (r) => unlinkSync(join(r, ".gitignore"))],
     ["a new symlink", (r) => symlinkSync("b.ts", join(r, "src/link2"))],
     ["a new ignore file", (r) => writeFileSync(join(r, "src/.gitignore"), "*.tmp\n")],
@@ -197,6 +203,14 @@ describe("new files in folders the last snapshot had", () => {
       expect(two.changes.map((c) => c.path)).toContain("src/new.ts");
     });
   }
+
+  it("leaves a folder holding a symlink, deleted, to a walk, which says the same", async () => {
+    const b = await bench();
+    rmSync(join(b.root, "src"), { recursive: true });
+    expect(await compared(b)).toBeUndefined();
+    expect(await (await b.open()).status()).toEqual(await walkedStatus(b));
+    expect((await (await b.open()).snapshot("two")).changes).toHaveLength(5);
+  });
 
   it("leaves a symlink deleted (alone) to a walk, which says the same", async () => {
     const b = await bench();

@@ -107,7 +107,8 @@ export async function quickTree(
   }
   withRenames(changes, created, deleted);
   const newDirs = found.addedDirs ?? [];
-  const built = buildFromColumns(cols, changed, added, new Set(removed), newDirs);
+  const goneDirs = found.removedDirs ?? [];
+  const built = buildFromColumns(cols, changed, added, new Set(removed), newDirs, new Set(goneDirs));
   return {
     root: built.root,
     objects: built.objects,
@@ -128,6 +129,7 @@ export async function quickTree(
       ...(added.length > 0 && { added }),
       ...(removed.length > 0 && { removed }),
       ...(newDirs.length > 0 && { addedDirs: newDirs.map((d, k) => ({ ...d, hash: built.newDirHashes[k] as Hash })) }),
+      ...(goneDirs.length > 0 && { removedDirs: goneDirs }),
     },
   };
 }
@@ -143,6 +145,7 @@ function buildFromColumns(
   added: readonly { readonly path: string; readonly info: FileInfo }[] = [],
   removed: ReadonlySet<number> = new Set(),
   newDirs: readonly NewFolder[] = [],
+  goneDirs: ReadonlySet<number> = new Set(),
 ): { root: Hash; objects: Map<Hash, Buffer>; dirHashes: Hash[]; newDirHashes: Hash[] } {
   const { nDirs, nFiles, strings, nums, types } = cols;
   const dirHashes: Hash[] = [];
@@ -150,7 +153,8 @@ function buildFromColumns(
   const objects = new Map<Hash, Buffer>();
   const rootAt = strings.indexOf("");
   if (rootAt < 0 || rootAt >= nDirs) throw new ForgeError("INVALID_STATE", "the tree cache has no root folder");
-  if (changed.size === 0 && added.length === 0 && removed.size === 0 && newDirs.length === 0) return { root: cols.root, objects, dirHashes, newDirHashes: [] };
+  if (changed.size === 0 && added.length === 0 && removed.size === 0 && newDirs.length === 0 && goneDirs.size === 0)
+    return { root: cols.root, objects, dirHashes, newDirHashes: [] };
   const parents = parentsOf(cols);
   // Every folder above a changed or new file (by place), each with the entries it will list.
   const dirty = new Map<number, DirEntry[]>();
@@ -165,7 +169,12 @@ function buildFromColumns(
     if (up < 0 && top !== rootAt)
       throw new ForgeError("INVALID_STATE", `the tree cache has a file in ${path.slice(0, Math.max(0, path.lastIndexOf("/")))} but no such folder`);
   };
-  for (const j of [...changed.keys(), ...removed]) markAbove(parents[nDirs + j] as number, strings[nDirs + j] as string);
+  // A folder gone is listed by none: the folder above the first gone on the way lists one entry less.
+  for (const i of goneDirs) if (!goneDirs.has(parents[i] as number)) markAbove(parents[i] as number, strings[i] as string);
+  for (const j of [...changed.keys(), ...removed]) {
+    const up = parents[nDirs + j] as number;
+    if (!goneDirs.has(up)) markAbove(up, strings[nDirs + j] as string);
+  }
   const dirAt = added.length > 0 || newDirs.length > 0 ? new Map(strings.slice(0, nDirs).map((d, i) => [d, i])) : undefined;
   // New entries by the folder that lists them: one of the columns' (by place), or a new folder (by path).
   const addedIn: [number, DirEntry][] = [];
@@ -209,7 +218,7 @@ function buildFromColumns(
   const order = [...dirty.keys()].sort((a, b) => depth(strings[b] as string) - depth(strings[a] as string) || a - b);
   for (const i of order) {
     const entries = dirty.get(i) as DirEntry[];
-    for (let k = 0; k < nDirs; k++) if (parents[k] === i) entries.push([dirHashes[k] as Hash, nameAt(cols, k), "d", nums[k] as number, 0]);
+    for (let k = 0; k < nDirs; k++) if (parents[k] === i && !goneDirs.has(k)) entries.push([dirHashes[k] as Hash, nameAt(cols, k), "d", nums[k] as number, 0]);
     entries.sort((a, b) => (a[1] < b[1] ? -1 : a[1] > b[1] ? 1 : 0));
     const raw = Buffer.from(dirNodeText(entries));
     const hash = sha256(raw);

@@ -126,16 +126,18 @@ export interface StatCompared {
   readonly removed?: readonly number[];
   /** New folders (`allowNames`), each above those in it, the files in them among `added`. */
   readonly addedDirs?: readonly NewFolder[];
+  /** Folders of the kept tree gone (`allowNames`), by place, those in them too; the files in them among `removed`. */
+  readonly removedDirs?: readonly number[];
 }
 
 /** A comparison a quick walk can go by (scanner.ts): one that found no new files, which only a listing takes in. */
 export function walkable(found: StatCompared | undefined): StatCompared | undefined {
-  return found?.added === undefined && found?.removed === undefined && found?.addedDirs === undefined ? found : undefined;
+  return found?.added === undefined && found?.removed === undefined && found?.addedDirs === undefined && found?.removedDirs === undefined ? found : undefined;
 }
 
 /** Whether a comparison found nothing to read: the files are as the kept tree has them. */
 export function nothingChanged(found: StatCompared): boolean {
-  return found.reads.length === 0 && found.added === undefined && found.removed === undefined && found.addedDirs === undefined;
+  return found.reads.length === 0 && walkable(found) !== undefined;
 }
 
 /**
@@ -168,6 +170,7 @@ export function statCompare(
   const st = statBuffer();
   const prefix = `${root}/`;
   const moved: number[] = [];
+  const goneDirs: number[] = [];
   let dirStats: Float64Array | undefined;
   for (let i = 0; i < nDirs; i++) {
     const s = i * DIR_STAT;
@@ -175,7 +178,12 @@ export function statCompare(
     if (Number.isNaN(mtime) || (!(mtime < racyFrom) && ignoredNow === undefined)) return undefined; // racy, or not stat'ed
     try {
       const dir = strings[i] as string;
-      if (!lstat(dir === "" ? root : prefix + dir, st)) return undefined;
+      if (!lstat(dir === "" ? root : prefix + dir, st)) {
+        // Gone: taken out whole, for a caller that records it, when the folder above was listed again (relist.ts checks).
+        if (!allowNames || ignoredNow === undefined || dir === "") return undefined;
+        goneDirs.push(i);
+        continue;
+      }
     } catch {
       return undefined;
     }
@@ -189,7 +197,7 @@ export function statCompare(
     dirStats[s + 1] = st[ST_CTIME] as number;
     dirStats[s + 2] = st[ST_INO] as number;
   }
-  const names = moved.length > 0 && ignoredNow ? relisted(root, cols, moved, ignoredNow, allowNames) : { added: [], removed: [], dirs: [] };
+  const names = moved.length > 0 && ignoredNow ? relisted(root, cols, moved, ignoredNow, allowNames, goneDirs) : { added: [], removed: [], dirs: [] };
   if (names === undefined) return undefined;
   const addedPaths = names.added;
   const gone = new Uint8Array(names.removed.length > 0 ? nFiles : 0);
@@ -248,6 +256,7 @@ export function statCompare(
     ...(dirStats && { dirStats }),
     ...(added.length > 0 && { added: added.sort((x, y) => walkOrder(x.path, y.path)) }),
     ...(names.dirs.length > 0 && { addedDirs: names.dirs }),
+    ...(goneDirs.length > 0 && { removedDirs: goneDirs }),
     ...(names.removed.length > 0 && { removed: names.removed.sort((x, y) => x - y) }),
   };
 }

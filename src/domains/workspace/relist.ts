@@ -6,7 +6,7 @@ import { type Dirent, readdirSync } from "node:fs";
 import { S_IFDIR, S_IFMT, ST_CTIME, ST_INO, ST_MODE, ST_MTIME, statBuffer, walkLstat } from "./fast-stat.js";
 import { isIgnoreFile, neverTaken } from "./ignore-rules.js";
 import { isSecretFile, secretByContent } from "./secret-files.js";
-import { entriesIn, type TreeColumns } from "./tree-cache.js";
+import { entriesIn, nameAt, parentsOf, type TreeColumns } from "./tree-cache.js";
 
 /** Past this many files to read (or bytes), the walk with its stat cache is the better way. */
 export const MAX_READS = 1000;
@@ -24,8 +24,16 @@ export type IgnoredNow = (path: string, isDir: boolean) => boolean;
  * none. A new folder, symlink, ignore file, or file whose name or content makes it a secret
  * file is left to the walk, and so is a secret file it left out that is gone (it names those).
  */
-export function relisted(root: string, cols: TreeColumns, moved: readonly number[], ignoredNow: () => IgnoredNow, allowNames: boolean): Relisted | undefined {
+export function relisted(
+  root: string,
+  cols: TreeColumns,
+  moved: readonly number[],
+  ignoredNow: () => IgnoredNow,
+  allowNames: boolean,
+  goneDirs: readonly number[] = [],
+): Relisted | undefined {
   const { strings, types } = cols;
+  const gone = new Set(goneDirs);
   let judge: IgnoredNow | undefined;
   const added: string[] = [];
   const removed: number[] = [];
@@ -112,11 +120,34 @@ export function relisted(root: string, cols: TreeColumns, moved: readonly number
     if (!allowNames) return undefined;
     for (const [name, at] of names) {
       if (seen.has(at)) continue;
-      if (at < 0 || types[at] === 0x6c /* l */ || isIgnoreFile(name)) return undefined;
-      removed.push(at);
+      if (at < 0 ? !gone.has(-1 - at) : types[at] === 0x6c /* l */ || isIgnoreFile(name)) return undefined;
+      if (at >= 0) removed.push(at);
     }
   }
+  if (gone.size > 0 && !goneWhole(cols, gone, new Set(moved), removed)) return undefined;
   return { added, removed, dirs };
+}
+
+/**
+ * Whether the folders `gone` (places: every folder found missing) are gone whole, each from
+ * a folder listed again or from one gone too, and hold no symlink (its target kept in file
+ * order), ignore file or secret file (the walk named it): their files are then added to
+ * `removed`.
+ */
+function goneWhole(cols: TreeColumns, gone: ReadonlySet<number>, moved: ReadonlySet<number>, removed: number[]): boolean {
+  const { nDirs, nFiles, strings, types } = cols;
+  const parents = parentsOf(cols);
+  for (const i of gone) {
+    const up = parents[i] as number;
+    if (!(gone.has(up) || moved.has(up))) return false;
+  }
+  for (let j = 0; j < nFiles; j++) {
+    if (!gone.has(parents[nDirs + j] as number)) continue;
+    if (types[j] === 0x6c /* l */ || isIgnoreFile(nameAt(cols, nDirs + j))) return false;
+    removed.push(j);
+  }
+  const goneFolders = [...gone].map((i) => `${strings[i] as string}/`);
+  return !(cols.stats?.secretFiles ?? []).some((path) => goneFolders.some((dir) => path.startsWith(dir)));
 }
 
 /** A new folder a folder listed again holds: its mode and stats ([mtimeMs, ctimeMs, ino]) as lstat'ed before it was listed. */
@@ -126,7 +157,7 @@ export interface NewFolder {
   readonly stats: readonly number[];
 }
 
-/** What listing the moved folders again found beyond the kept names: new files and folders (parents first), and files gone (places). */
+/** What listing the moved folders again found beyond the kept names: new files and folders (parents first), and files gone (places, those of folders gone too). */
 export interface Relisted {
   readonly added: string[];
   readonly removed: number[];

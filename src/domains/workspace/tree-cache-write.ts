@@ -110,6 +110,8 @@ export interface CachePatch {
   readonly added?: readonly { readonly path: string; readonly info: FileInfo; readonly stats: readonly number[] }[];
   /** Files (by place) gone: left out of the columns. */
   readonly removed?: readonly number[];
+  /** Folders (by place) gone, and every folder in them: left out of the columns (their files are among `removed`). */
+  readonly removedDirs?: readonly number[];
   /** New folders (each above those in it), appended after the others: mode, stats ([mtimeMs, ctimeMs, ino]) and hash. */
   readonly addedDirs?: readonly { readonly path: string; readonly mode: number; readonly stats: readonly number[]; readonly hash: Hash }[];
 }
@@ -186,9 +188,10 @@ export function writePatchedTreeCache(path: string, cols: TreeColumns, patch: Ca
   const added = patch.added ?? [];
   const removed = patch.removed ?? [];
   const dirs = patch.addedDirs ?? [];
-  if (added.length === 0 && removed.length === 0 && dirs.length === 0) writeEdited(path, cols.raw, edits);
+  const goneDirs = patch.removedDirs ?? [];
+  if (added.length === 0 && removed.length === 0 && dirs.length === 0 && goneDirs.length === 0) writeEdited(path, cols.raw, edits);
   else {
-    const reshaped = reshapedBytes(cols, edits, added, removed, dirs);
+    const reshaped = reshapedBytes(cols, edits, added, removed, dirs, goneDirs);
     if (reshaped === undefined) return false;
     writeWhole(path, reshaped);
   }
@@ -208,6 +211,7 @@ function reshapedBytes(
   added: NonNullable<CachePatch["added"]>,
   removed: readonly number[],
   dirs: NonNullable<CachePatch["addedDirs"]>,
+  goneDirs: readonly number[] = [],
 ): Buffer | undefined {
   const { nDirs, nFiles } = cols;
   const was = Buffer.from(cols.raw);
@@ -232,17 +236,15 @@ function reshapedBytes(
   const pathsEnd = at;
   const filesStatAt = statAt + 24 + 8 * DIR_STAT * nDirs;
   const keyAt = filesStatAt + 8 * FILE_STAT * nFiles;
-  // The runs of files kept, [from, to) by place.
+  // The runs of files and folders kept, [from, to) by place.
   const gone = [...new Set(removed)].sort((a, b) => a - b);
   if (gone.some((j) => !(j >= 0 && j < nFiles) || cols.types[j] === 0x6c)) return undefined; // a symlink's target would stay behind
-  const runs: [number, number][] = [];
-  let from = 0;
-  for (const j of gone) {
-    if (j > from) runs.push([from, j]);
-    from = j + 1;
-  }
-  if (from < nFiles) runs.push([from, nFiles]);
+  const goneDir = [...new Set(goneDirs)].sort((a, b) => a - b);
+  if (goneDir.some((i) => !(i >= 0 && i < nDirs) || cols.strings[i] === "")) return undefined;
+  const runs = keptRuns(nFiles, gone);
+  const dirRuns = keptRuns(nDirs, goneDir);
   const kept = (section: number, width: number) => runs.map(([a, b]) => was.subarray(section + width * a, section + width * b));
+  const keptDirs = (section: number, width: number) => dirRuns.map(([a, b]) => was.subarray(section + width * a, section + width * b));
   const nums = new Float64Array(2 * k);
   const stats = new Float64Array(FILE_STAT * k);
   const hashes = Buffer.alloc(32 * k);
@@ -268,31 +270,48 @@ function reshapedBytes(
   }
   const dirPaths = Buffer.from(dirs.map((d) => `${d.path}\0`).join(""), "utf8");
   const filePaths = runs.map(([a, b]) => was.subarray(starts[nDirs + a] as number, starts[nDirs + b] as number));
+  const keptDirPaths = dirRuns.map(([a, b]) => was.subarray(starts[a] as number, starts[b] as number));
+  const dirStatAt = statAt + 24;
   const out = Buffer.concat([
-    was.subarray(0, numsAt + 8 * nDirs),
+    was.subarray(0, numsAt),
+    ...keptDirs(numsAt, 8),
     Buffer.from(dirModes.buffer),
     ...kept(numsAt + 8 * nDirs, 16),
     Buffer.from(nums.buffer),
-    was.subarray(hashAt, hashAt + 32 * nDirs),
+    ...keptDirs(hashAt, 32),
     dirHashes,
     ...kept(hashAt + 32 * nDirs, 32),
     hashes,
     ...kept(typeAt, 1),
     types,
-    was.subarray(textAt, starts[nDirs] as number),
+    ...keptDirPaths,
     dirPaths,
     ...filePaths,
     paths,
-    was.subarray(pathsEnd, filesStatAt),
+    was.subarray(pathsEnd, dirStatAt),
+    ...keptDirs(dirStatAt, 8 * DIR_STAT),
     Buffer.from(dirStats.buffer),
     ...kept(filesStatAt, 8 * FILE_STAT),
     Buffer.from(stats.buffer),
     was.subarray(keyAt),
   ]);
-  const goneText = gone.reduce((sum, j) => sum + ((starts[nDirs + j + 1] as number) - (starts[nDirs + j] as number)), 0);
-  out.writeUInt32LE(nDirs + m, 4);
+  const textOf = (k0: number) => (starts[k0 + 1] as number) - (starts[k0] as number);
+  const goneText = gone.reduce((sum, j) => sum + textOf(nDirs + j), 0) + goneDir.reduce((sum, i) => sum + textOf(i), 0);
+  out.writeUInt32LE(nDirs + m - goneDir.length, 4);
   out.writeUInt32LE(nFiles + k - gone.length, 8);
   out.writeUInt32LE(textBytes - goneText + paths.length + dirPaths.length, 12);
   Buffer.from(sha256(out.subarray(HEADER)), "hex").copy(out, 16);
   return out;
+}
+
+/** The runs [from, to) of places 0..n not in `gone` (sorted). */
+function keptRuns(n: number, gone: readonly number[]): [number, number][] {
+  const runs: [number, number][] = [];
+  let from = 0;
+  for (const g of gone) {
+    if (g > from) runs.push([from, g]);
+    from = g + 1;
+  }
+  if (from < n) runs.push([from, n]);
+  return runs;
 }
