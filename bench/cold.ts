@@ -322,45 +322,47 @@ async function versionRow(cwd: string): Promise<void> {
   timingRow("`forge --version` · anchor `node -e 0`", f, n, { text: "≤ node + 15 ms", limit: n.median + 15 });
 }
 
-/** A hook run after one file was edited, as Claude Code's PostToolUse runs it; git's side edits the same file and runs status (then commits it, untimed, so one file is changed each time). */
-async function hookRow(p: Pair): Promise<void> {
-  let edit: Edit = planEdit(p.forge, p.folders);
-  const payload = (e: Edit): string =>
-    JSON.stringify({
-      session_id: "bench-cold",
-      cwd: p.forge,
-      hook_event_name: "PostToolUse",
-      tool_name: "Edit",
-      tool_input: { file_path: join(p.forge, e.path), old_string: "lorem ipsum", new_string: "lorem ipsum (edited)" },
-      tool_response: { filePath: join(p.forge, e.path), success: true },
-    });
+/** One round of a hook row: the change made in a copy, the hook's payload for Forge's, what git's records after its status (untimed). */
+interface HookRound {
+  readonly apply: (root: string) => void;
+  readonly payload: string;
+  readonly record: readonly (readonly string[])[];
+}
+
+/**
+ * A hook row: each round the change is made in both copies; Forge's runs `forge hook
+ * post-edit` with the payload (as Claude Code's PostToolUse runs it), git's runs `git status
+ * --porcelain` (which must list one path) and then records the change untimed, so that each
+ * round has one change. Every hook run must have snapshotted its change.
+ */
+async function hookRowOf(p: Pair, label: string, what: string, round: (n: number) => HookRound): Promise<void> {
+  let r = round(0);
   const [f, g, n] = (await interleave(
     CONFIG.hookReps,
     [
       () => {
-        applyEdit(p.forge, edit);
-        return run(NODE, [FORGE_BIN, "hook", "post-edit"], { cwd: p.forge, env: HOOK_ENV, input: payload(edit) }).ms;
+        r.apply(p.forge);
+        return run(NODE, [FORGE_BIN, "hook", "post-edit"], { cwd: p.forge, env: HOOK_ENV, input: r.payload }).ms;
       },
       () => {
-        applyEdit(p.git, edit);
-        const r = git(p.git, ["status", "--porcelain"]);
-        expect(gitLines(r.stdout).length === 1, "git status after one edit", r.stdout);
-        git(p.git, ["commit", "-q", "-a", "-m", "hook"]);
-        return r.ms;
+        r.apply(p.git);
+        const status = git(p.git, ["status", "--porcelain"]);
+        expect(gitLines(status.stdout).length === 1, `git status after ${what}`, status.stdout);
+        for (const args of r.record) git(p.git, [...args]);
+        return status.ms;
       },
       () => nodeStart(p.forge),
     ],
     {
-      before: (round) => {
-        if (round > 0) edit = planEdit(p.forge, p.folders);
+      before: (k) => {
+        if (k > 0) r = round(k);
       },
     },
   )) as [Summary, Summary, Summary];
-  // Every hook run snapshotted its edit: nothing is left changed.
   const left = JSON.parse(forge(p.forge, ["--json", "files", "status"]).stdout) as { changes: unknown[] };
   expect(left.changes.length === 0, "forge hook post-edit", `${left.changes.length} change(s) left unsnapshotted after the hook runs`);
   timingRow(
-    `hook: \`forge hook post-edit\` (a PostToolUse payload naming the file edited just before), ${count(p.files)} files · anchor \`git status --porcelain\``,
+    `${label}, ${count(p.files)} files · anchor \`git status --porcelain\``,
     f,
     g,
     { text: "≤ git + node + 30 ms", limit: g.median + n.median + 30 },
@@ -368,109 +370,53 @@ async function hookRow(p: Pair): Promise<void> {
   );
 }
 
-/** A hook run after a host's Write of a new file (in a folder the tree has); git's side writes the same file and runs status (then adds and commits it, untimed). */
-async function newFileHookRow(p: Pair): Promise<void> {
-  let made = 0;
-  const next = (): Edit => {
-    const n = made++;
+const hookPayload = (p: Pair, tool: string, input: object, response: object): string =>
+  JSON.stringify({ session_id: "bench-cold", cwd: p.forge, hook_event_name: "PostToolUse", tool_name: tool, tool_input: input, tool_response: response });
+
+/** A hook run after one file was edited (a line inserted). */
+function hookRow(p: Pair): Promise<void> {
+  return hookRowOf(p, "hook: `forge hook post-edit` (a PostToolUse payload naming the file edited just before)", "one edit", () => {
+    const e = planEdit(p.forge, p.folders);
+    const file = join(p.forge, e.path);
+    return {
+      apply: (root) => applyEdit(root, e),
+      payload: hookPayload(p, "Edit", { file_path: file, old_string: "lorem ipsum", new_string: "lorem ipsum (edited)" }, { filePath: file, success: true }),
+      record: [["commit", "-q", "-a", "-m", "hook"]],
+    };
+  });
+}
+
+/** A hook run after a host's Write of a new file (in a folder the tree has, each round another). */
+function newFileHookRow(p: Pair): Promise<void> {
+  return hookRowOf(p, "hook after a new file: `forge hook post-edit` (a PostToolUse payload of a Write that created the file)", "one new file", (n) => {
     const data = Buffer.from(`// a new module ${n}\n${"export const x = 1;\n".repeat(20)}`);
-    return { path: `pkg${(n * 7) % p.folders}/new-${n}.ts`, data, before: Buffer.alloc(0) };
-  };
-  let edit = next();
-  const payload = (e: Edit): string =>
-    JSON.stringify({
-      session_id: "bench-cold",
-      cwd: p.forge,
-      hook_event_name: "PostToolUse",
-      tool_name: "Write",
-      tool_input: { file_path: join(p.forge, e.path), content: e.data.toString() },
-      tool_response: { filePath: join(p.forge, e.path), type: "create" },
-    });
-  const [f, g, n] = (await interleave(
-    CONFIG.hookReps,
-    [
-      () => {
-        applyEdit(p.forge, edit);
-        return run(NODE, [FORGE_BIN, "hook", "post-edit"], { cwd: p.forge, env: HOOK_ENV, input: payload(edit) }).ms;
-      },
-      () => {
-        applyEdit(p.git, edit);
-        const r = git(p.git, ["status", "--porcelain"]);
-        expect(gitLines(r.stdout).length === 1, "git status after one new file", r.stdout);
-        git(p.git, ["add", "-A"]);
-        git(p.git, ["commit", "-q", "-m", "hook"]);
-        return r.ms;
-      },
-      () => nodeStart(p.forge),
-    ],
-    {
-      before: (round) => {
-        if (round > 0) edit = next();
-      },
-    },
-  )) as [Summary, Summary, Summary];
-  const left = JSON.parse(forge(p.forge, ["--json", "files", "status"]).stdout) as { changes: unknown[] };
-  expect(left.changes.length === 0, "forge hook post-edit", `${left.changes.length} change(s) left unsnapshotted after the hook runs`);
-  timingRow(
-    `hook after a new file: \`forge hook post-edit\` (a PostToolUse payload of a Write that created the file), ${count(p.files)} files · anchor \`git status --porcelain\``,
-    f,
-    g,
-    { text: "≤ git + node + 30 ms", limit: g.median + n.median + 30 },
-    n,
-  );
+    const e: Edit = { path: `pkg${(n * 7) % p.folders}/new-${n}.ts`, data, before: Buffer.alloc(0) };
+    const file = join(p.forge, e.path);
+    return {
+      apply: (root) => applyEdit(root, e),
+      payload: hookPayload(p, "Write", { file_path: file, content: data.toString() }, { filePath: file, type: "create" }),
+      record: [
+        ["add", "-A"],
+        ["commit", "-q", "-m", "hook"],
+      ],
+    };
+  });
 }
 
-/** A hook run after a shell command deleted a file; git's side deletes the same file and runs status (then commits the deletion, untimed). */
-async function deletedFileHookRow(p: Pair): Promise<void> {
-  let made = 0;
-  // Files of the generated tree no edit touches (planEdit edits file 37·k mod 100 of folder k), each round another folder.
-  const next = (): string => {
-    const n = made++;
-    const folder = (n * 11 + 3) % p.folders;
-    const file = CONFIG.perFolder - 1 - (n % 7);
-    return `pkg${folder}/f${file === (folder * 37) % CONFIG.perFolder ? file - 1 : file}.ts`;
-  };
-  let gone = next();
-  const payload = (path: string): string =>
-    JSON.stringify({
-      session_id: "bench-cold",
-      cwd: p.forge,
-      hook_event_name: "PostToolUse",
-      tool_name: "Bash",
-      tool_input: { command: `rm ${path}` },
-      tool_response: { stdout: "", stderr: "", interrupted: false },
-    });
-  const [f, g, n] = (await interleave(
-    CONFIG.hookReps,
-    [
-      () => {
-        rmSync(join(p.forge, gone));
-        return run(NODE, [FORGE_BIN, "hook", "post-edit"], { cwd: p.forge, env: HOOK_ENV, input: payload(gone) }).ms;
-      },
-      () => {
-        rmSync(join(p.git, gone));
-        const r = git(p.git, ["status", "--porcelain"]);
-        expect(gitLines(r.stdout).length === 1, "git status after one file deleted", r.stdout);
-        git(p.git, ["commit", "-q", "-a", "-m", "hook"]);
-        return r.ms;
-      },
-      () => nodeStart(p.forge),
-    ],
-    {
-      before: (round) => {
-        if (round > 0) gone = next();
-      },
-    },
-  )) as [Summary, Summary, Summary];
-  const left = JSON.parse(forge(p.forge, ["--json", "files", "status"]).stdout) as { changes: unknown[] };
-  expect(left.changes.length === 0, "forge hook post-edit", `${left.changes.length} change(s) left unsnapshotted after the hook runs`);
-  timingRow(
-    `hook after a file deleted: \`forge hook post-edit\` (a PostToolUse payload of a Bash \`rm\`), ${count(p.files)} files · anchor \`git status --porcelain\``,
-    f,
-    g,
-    { text: "≤ git + node + 30 ms", limit: g.median + n.median + 30 },
-    n,
-  );
+/** A hook run after a shell command deleted a file: one made and recorded by both sides untimed before the round (no edit row touches it), each round in another folder. */
+function deletedFileHookRow(p: Pair): Promise<void> {
+  return hookRowOf(p, "hook after a file deleted: `forge hook post-edit` (a PostToolUse payload of a Bash `rm`)", "one file deleted", (n) => {
+    const path = `pkg${(n * 11 + 3) % p.folders}/gone-${n}.ts`;
+    for (const root of [p.forge, p.git]) writeFileSync(join(root, path), `// to be deleted ${n}\n`);
+    forge(p.forge, ["files", "snapshot", "before rm"]);
+    git(p.git, ["add", "-A"]);
+    git(p.git, ["commit", "-q", "-m", "before rm"]);
+    return {
+      apply: (root) => rmSync(join(root, path)),
+      payload: hookPayload(p, "Bash", { command: `rm ${path}` }, { stdout: "", stderr: "", interrupted: false }),
+      record: [["commit", "-q", "-a", "-m", "hook"]],
+    };
+  });
 }
 
 /** Status with 10 files changed (and settled), then both record the change (untimed). */
@@ -675,7 +621,7 @@ async function main(): Promise<void> {
     ...[
       `Every Forge figure is a whole \`node bin/forge.js …\` process from this checkout (${dist}), spawn to exit, run in the workspace (its store found through \`forge init\`'s .forge/); every anchor a whole process too. Forge and its anchor alternate (each goes first in turn; \`node -e 0\` rotates with them where a target counts it), after one untimed round; medians. A target's bound is computed from the same run's medians.`,
       `Tree: ../shared/checks/cold-paths's generator, ${CONFIG.folders} folders × ${CONFIG.perFolder} files of 1–8 KB of text (${BIG ? `and ${CONFIG.bigFolders} folders × ${CONFIG.perFolder} for the big-tree rows` : "no big-tree rows in this run"}). Forge works in its own copy, a git work tree committed once before \`forge init\` (so it takes the tracked files from git's index, as in a user's repository), where no git command runs afterwards; git in its own repository. Every edit (a line inserted in the middle of a file) is made to both copies.`,
-      `Hook: Claude Code's PostToolUse JSON on stdin (tool Edit, file_path the edited file), the file written just before the process starts; \`forge hook post-edit\` records it as the agent's edit and snapshots the workspace (FORGE_HOOK_STRICT=1 so a failure would show; after the rounds nothing is left unsnapshotted). Git's side writes the same bytes to the same file, runs \`git status --porcelain\` (which must list one file) and then commits it untimed, so each round has one file changed. The hook after a new file: the same with tool Write and a file created (~430 bytes, each round in another folder); git's side adds and commits it untimed. The hook after a file deleted: a Bash \`rm\` of a file of the generated tree no other row touches (each round another folder); git's side deletes the same file, runs status (one line) and commits the deletion untimed.`,
+      `Hook: Claude Code's PostToolUse JSON on stdin (tool Edit, file_path the edited file), the file written just before the process starts; \`forge hook post-edit\` records it as the agent's edit and snapshots the workspace (FORGE_HOOK_STRICT=1 so a failure would show; after the rounds nothing is left unsnapshotted). Git's side writes the same bytes to the same file, runs \`git status --porcelain\` (which must list one file) and then commits it untimed, so each round has one file changed. The hook after a new file: the same with tool Write and a file created (~430 bytes, each round in another folder); git's side adds and commits it untimed. The hook after a file deleted: a Bash \`rm\` of a file both sides made and recorded untimed just before (each round in another folder); git's side deletes the same file, runs status (one line) and commits the deletion untimed.`,
       `Status, re-snapshot and restore: ${CONFIG.changed} files edited in both copies, then ${CONFIG.settleMs} ms of quiet so neither Forge's stat cache nor git's index sees them as racy. Status runs repeat on the same change. Re-snapshot rounds each edit ${CONFIG.changed} other files; git's side is two processes (\`add -A\`, \`commit -q\`), times summed. Restore: states A and B (${CONFIG.changed} files apart) recorded by both, then B → A, A → B, … (\`forge files restore\` takes a safety snapshot, writes the files and records the result; \`git checkout -q SHA\` moves a detached HEAD); the files are compared after each round.`,
       `First snapshot: fresh copies each time (page cache warm: just copied), Forge's with the committed .git.${BIG ? ` The big-tree rows: the first snapshot once each, status and restore ${CONFIG.bigStatusReps} and ${CONFIG.bigRestoreReps} rounds.` : ""}`,
       `Git: GIT_CONFIG_NOSYSTEM=1, a fixed author and committer (as the check), gc.auto=0 and maintenance.auto=false (no background packing mid-run; the repositories keep loose objects).`,
