@@ -17,12 +17,13 @@ export type IgnoredNow = (path: string, isDir: boolean) => boolean;
 /**
  * Whether folders `moved` (places in `cols`) hold the names the kept tree has in them, each
  * of the same kind (a folder, a regular file, a symlink), and nothing else the walk would
- * take but — with `allowNames` — new regular files, or without some of its files: the paths
- * of the new ones and the places of those gone (neither: only their files' contents can
- * differ), or undefined when a walk must say. The rules that judge a
- * name the kept tree lacks are read only when one is met: `.git` and `.forge` folders need
- * none. A new folder, symlink, ignore file, or file whose name or content makes it a secret
- * file is left to the walk, and so is a secret file it left out that is gone (it names those).
+ * take — but, with `allowNames`, new regular files and folders, or without some of their
+ * files, or of their folders found gone (`goneDirs`, taken out whole): the new files and
+ * folders and the places of the files gone (none: only file contents can differ), or
+ * undefined when a walk must say. The rules that judge a name the kept tree lacks are read
+ * only when one is met: `.git` and `.forge` folders need none. A symlink new or gone, an
+ * ignore file, or a file whose name or content makes it a secret file is left to the walk,
+ * and so is a secret file the walk left out that is gone (it names those it finds).
  */
 export function relisted(
   root: string,
@@ -116,7 +117,7 @@ export function relisted(
       seen.add(at);
     }
     if (found === names.size) continue;
-    // Names gone: files (not symlinks, whose targets the columns keep in order, nor ignore files) when allowed; a folder, never.
+    // Names gone, when allowed: files (not symlinks, whose targets the columns keep in order, nor ignore files), and folders found gone.
     if (!allowNames) return undefined;
     for (const [name, at] of names) {
       if (seen.has(at)) continue;
