@@ -135,9 +135,10 @@ export async function quickTree(
 }
 
 /**
- * The folders' objects of the columns' tree with `changed` (files by place) and `added` (new
- * files, in folders the columns have) in it and `removed` (places) out of it: only the folders
- * above a changed, new or removed file are made anew, each from its entries as `buildTree` lists them.
+ * The folders' objects of the columns' tree with `changed` (files by place), `added` (new
+ * files) and `newDirs` (new folders) in it, and `removed` (files by place) and `goneDirs`
+ * (folders by place, with all in them) out of it: the new folders and those above a change
+ * are made, each from its entries as `buildTree` lists them.
  */
 function buildFromColumns(
   cols: TreeColumns,
