@@ -1,7 +1,7 @@
 // A status after names were added, removed or renamed: the comparison by stats finds the
 // folders whose entries changed, and a walk lists only those again (quick-status.ts
 // changedSince, walk.ts scanTreeFrom with `relisted`). Every answer must be a whole walk's.
-import { lutimesSync, mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ignoredOnDisk } from "../../src/domains/workspace/ignore-rules.js";
@@ -131,10 +131,11 @@ describe("snapshot after names changed", () => {
     writeFileSync(join(b.root, "src/lib/new.ts"), "new\n");
     rmSync(join(b.root, "docs/guide"), { recursive: true });
     writeFileSync(join(b.root, "src/a.ts"), "a changed\n");
-    symlinkSync("a.ts", join(b.root, "src/link")); // a new symlink: a walk (the rest alone is taken in by a quick snapshot)
+    writeFileSync(join(b.root, "src/.env"), "TOKEN=x\n"); // a new secret file: a walk (the rest alone is taken in by a quick snapshot)
     const two = await (await b.open()).snapshot("two");
     expect(two.walk).toBe("limited");
-    expect(lines(two.changes)).toEqual(["deleted docs/guide/one.md", "modified src/a.ts", "created src/lib/new.ts", "created src/link"]);
+    expect(two.secretFiles).toEqual(["src/.env"]);
+    expect(lines(two.changes)).toEqual(["deleted docs/guide/one.md", "modified src/a.ts", "created src/lib/new.ts"]);
     const root = two.snapshot.filesRoot as string;
     // The cache holds the new tree with stats: after aging (nothing racy), a status compares stats alone.
     age(b.root);
@@ -148,8 +149,8 @@ describe("snapshot after names changed", () => {
 
   it("keeps the stats of what it did not look at, so a status after it needs no walk", async () => {
     const b = await bench();
-    // A new symlink: the folder is listed by a walk (new or gone files and folders are taken in by a quick snapshot).
-    symlinkSync("readme.md", join(b.root, "docs/link"));
+    // A new secret file: the folder is listed by a walk (new or gone files, folders and symlinks are taken in by a quick snapshot).
+    writeFileSync(join(b.root, "docs/.env"), "TOKEN=x\n");
     // Aged before the snapshot: the folder's new times are not racy, so the kept stats hold after it.
     age(b.root);
     const two = await (await b.open()).snapshot("two");
@@ -166,10 +167,9 @@ describe("snapshot after names changed", () => {
 
   it("copies the kept stats of every file it did not look at again, so the next comparison reads nothing", async () => {
     const b = await bench(); // aged, then snapshot "one": every file's stats kept
-    symlinkSync("readme.md", join(b.root, "docs/link"));
+    writeFileSync(join(b.root, "docs/.env"), "TOKEN=x\n");
     // Only what changed is aged (no longer racy): the other files are found as kept, and their kept stats go with the new tree.
-    lutimesSync(join(b.root, "docs/link"), HOUR_AGO_S, HOUR_AGO_S);
-    utimesSync(join(b.root, "docs"), HOUR_AGO_S, HOUR_AGO_S);
+    for (const p of ["docs/.env", "docs"]) utimesSync(join(b.root, p), HOUR_AGO_S, HOUR_AGO_S);
     const two = await (await b.open()).snapshot("two");
     expect(two.walk).toBe("limited");
     const cols = readTreeColumns(cachePath(b.root), two.snapshot.filesRoot as string);

@@ -4,8 +4,8 @@
 // (quick-status.ts `statCompare` with `allowNames`), the status says "created", "deleted" or "renamed"
 // and the snapshot is made from the kept columns, the tree cache reshaped by them
 // (tree-cache-write.ts) — each the same as a walk from scratch gives, renames paired as it
-// pairs them, folders gone taken out whole. Anything else (a symlink new or gone, an ignore
-// file, a secret file, a file too large) leaves it to a walk.
+// pairs them, folders gone taken out whole, symlinks as files. Anything else (an ignore file
+// or a secret file come or gone, a file too large) leaves it to a walk.
 import { mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -75,6 +75,23 @@ describe("new files in folders the last snapshot had", () => {
     ["a new folder holding a file", (r) => put(r, "src/feature/x.ts", "x\n"), ["created src/feature/x.ts"]],
     ["a folder of folders deleted", (r) => rmSync(join(r, "src/lib"), { recursive: true }), ["deleted src/lib/c.ts", "deleted src/lib/deep/d.ts"]],
     ["a folder renamed", (r) => renameSync(join(r, "docs"), join(r, "guide")), ["renamed guide/readme.md"]],
+    ["a new symlink", (r) => symlinkSync("b.ts", join(r, "src/link2")), ["created src/link2"]],
+    ["a symlink deleted", (r) => unlinkSync(join(r, "src/link")), ["deleted src/link"]],
+    [
+      "a new folder holding a symlink, beside a symlink replaced",
+      (r) => {
+        put(r, "src/more/m.ts", "m\n");
+        symlinkSync("m.ts", join(r, "src/more/link"));
+        unlinkSync(join(r, "src/link"));
+        symlinkSync("b.ts", join(r, "src/link3"));
+      },
+      ["deleted src/link", "created src/link3", "created src/more/link", "created src/more/m.ts"],
+    ],
+    [
+      "a folder holding a symlink deleted",
+      (r) => rmSync(join(r, "src"), { recursive: true }),
+      ["deleted src/a.ts", "deleted src/b.ts", "deleted src/lib/c.ts", "deleted src/lib/deep/d.ts", "deleted src/link"],
+    ],
     [
       "a folder moved into a new one, beside an edit",
       (r) => {
@@ -130,7 +147,7 @@ describe("new files in folders the last snapshot had", () => {
       change(b.root);
       const found = await compared(b);
       const newPaths = expected.filter((l) => l.startsWith("created") || l.startsWith("renamed")).map((l) => l.slice(8));
-      expect([...(found?.added?.map((a) => a.path) ?? [])].sort()).toEqual(newPaths.sort());
+      expect([...(found?.added ?? []), ...(found?.addedLinks ?? [])].map((a) => a.path).sort()).toEqual(newPaths.sort());
       expect(found?.removed?.length ?? 0).toBe(expected.filter((l) => l.startsWith("deleted") || l.startsWith("renamed")).length);
       // The status says what a walk says.
       const status = await (await b.open()).status();
@@ -184,10 +201,8 @@ describe("new files in folders the last snapshot had", () => {
 
   const walks: [string, (root: string) => void][] = [
     ["a new folder holding an ignore file", (r) => put(r, "src/more/.gitignore", "*.tmp\n")],
-    ["a new folder holding a symlink", (r) => (mkdirSync(join(r, "src/more")), symlinkSync("../a.ts", join(r, "src/more/link")))],
     ["a new folder holding a secret file", (r) => put(r, "src/more/.env", "TOKEN=x\n")],
     ["an ignore file deleted", (r) => unlinkSync(join(r, ".gitignore"))],
-    ["a new symlink", (r) => symlinkSync("b.ts", join(r, "src/link2"))],
     ["a new ignore file", (r) => writeFileSync(join(r, "src/.gitignore"), "*.tmp\n")],
     ["a new secret file", (r) => writeFileSync(join(r, "src/.env"), "TOKEN=x\n")],
   ];
@@ -204,27 +219,24 @@ describe("new files in folders the last snapshot had", () => {
     });
   }
 
-  it("leaves a folder holding a symlink, deleted, to a walk, which says the same", async () => {
-    const b = await bench();
-    rmSync(join(b.root, "src"), { recursive: true });
-    expect(await compared(b)).toBeUndefined();
-    expect(await (await b.open()).status()).toEqual(await walkedStatus(b));
-    expect((await (await b.open()).snapshot("two")).changes).toHaveLength(5);
-  });
-
-  it("leaves a symlink deleted (alone) to a walk, which says the same", async () => {
-    const b = await bench();
-    unlinkSync(join(b.root, "src/link"));
-    expect(await compared(b)).toBeUndefined();
-    expect(await (await b.open()).status()).toEqual(await walkedStatus(b));
-    expect(lines((await (await b.open()).snapshot("two")).changes)).toEqual(["deleted src/link"]);
-  });
-
   it("leaves a new file too large to store to a walk", async () => {
     const b = await bench();
     writeFileSync(join(b.root, "src/big.bin"), Buffer.alloc(4096, 1));
     expect(await compared(b, { ...SETTINGS, maxFileBytes: 1024 })).toBeUndefined();
     expect((await compared(b))?.added?.map((a) => a.path)).toEqual(["src/big.bin"]);
+  });
+
+  it("takes a new file in beside a secret file the walk already names, whose folder's times moved", async () => {
+    const b = await bench();
+    writeFileSync(join(b.root, "src/.env"), "TOKEN=x\n");
+    age(b.root);
+    expect((await (await b.open()).snapshot("with the secret")).secretFiles).toEqual(["src/.env"]);
+    writeFileSync(join(b.root, "src/new.ts"), "new\n");
+    expect((await compared(b))?.added?.map((a) => a.path)).toEqual(["src/new.ts"]);
+    const status = await (await b.open()).status();
+    expect(status).toEqual(await walkedStatus(b));
+    expect(status.secretFiles).toEqual(["src/.env"]);
+    expect(lines((await (await b.open()).snapshot("two")).changes)).toEqual(["created src/new.ts"]);
   });
 
   it("records deleted files with snapshotIfChanged, and its state summary counts them", async () => {

@@ -14,9 +14,9 @@ import type { FileInfo } from "../../objects/file-tree.js";
 import { sha256, type Hash } from "../../objects/hash.js";
 import { dirNodeText, type DirEntry } from "../../objects/node.js";
 import type { ObjectStore } from "../../objects/object-store.js";
-import type { NewFolder, StatCompared } from "./quick-status.js";
+import { linkInfo, type NewFolder, type StatCompared } from "./quick-status.js";
 import { StatCache } from "./stat-cache.js";
-import { FILE_STAT, fileEntry, nameAt, parentsOf, type TreeColumns } from "./tree-cache.js";
+import { FILE_STAT, fileEntry, linkTargets, nameAt, parentsOf, type TreeColumns } from "./tree-cache.js";
 import type { CachePatch } from "./tree-cache-write.js";
 import { sameEntry, withRenames, type FileChange } from "./tree-compare.js";
 import { hashPending, hashingProgress } from "./walk.js";
@@ -97,11 +97,18 @@ export async function quickTree(
     bytes += now.size;
     created.push({ path: a.path, kind: "created", before: null, after: now });
   }
+  // New symlinks: appended too, with their targets.
+  for (const l of found.addedLinks ?? []) {
+    const info = linkInfo(l.target, l.st);
+    added.push({ path: l.path, info, stats: [l.st.mtimeMs, l.st.ctimeMs, l.st.ino, l.st.mode] });
+    bytes += info.size;
+    created.push({ path: l.path, kind: "created", before: null, after: info });
+  }
   // Files gone: left out of the columns; with the new ones, paired into renames as a walk pairs them.
   const removed = found.removed ?? [];
   const deleted: FileChange[] = [];
   for (const j of removed) {
-    const before = fileEntry(cols, j);
+    const before = fileEntry(cols, j, linkTargets(cols).get(j));
     bytes -= before.size;
     deleted.push({ path: cols.strings[nDirs + j] as string, kind: "deleted", before, after: null });
   }
@@ -190,7 +197,10 @@ function buildFromColumns(
     markAbove(i, path);
     addedIn.push([i, entry]);
   };
-  for (const { path, info } of added) place(path, [info.hash, path.slice(path.lastIndexOf("/") + 1), info.type, info.mode, info.size]);
+  for (const { path, info: f } of added) {
+    const name = path.slice(path.lastIndexOf("/") + 1);
+    place(path, f.type === "l" ? [f.hash, name, f.type, f.mode, f.size, f.target ?? ""] : [f.hash, name, f.type, f.mode, f.size]);
+  }
   // New folders, deepest first: each made from its entries, then listed by its parent.
   const newDirHashes = new Array<Hash>(newDirs.length);
   const newOrder = newDirs.map((_, k) => k).sort((a, b) => depth((newDirs[b] as NewFolder).path) - depth((newDirs[a] as NewFolder).path));

@@ -1,7 +1,23 @@
+// A status by stats alone, as git's index makes `git status` cheap: the last snapshot's tree
+// is kept with what its walk saw (tree-cache.ts), and while every folder it listed is as it
+// was — same times and inode, so no name was added, removed or renamed in it — and nothing
+// that decides what is ignored changed (the ignore settings, every ignore file read, git's
+// index and excludes files), the files are the same names judged the same way. Only the
+// files themselves are then looked at: one lstat each, against the stats kept beside the
+// tree, and only a file whose stats differ is read and hashed. No ignore rules, no tree
+// built. A folder whose times moved is listed again (relist.ts): the same names go on by
+// stats, and — for a caller that records them — new and gone files, folders and symlinks
+// are taken in too.
+//
+// Anything else — an ignore file or a secret file come or gone, an unknown stat, a file that
+// is now something else, more changed files than is worth it — answers undefined, and the
+// caller walks as before. Racy entries (modified within a second of the walk) are hashed,
+// never trusted: a quick status says what a full walk would.
+import { readlinkSync } from "node:fs";
 import { mark } from "../../core/trace.js";
 import { readBlob } from "../../objects/blob-read.js";
 import { blobObjects, type FileInfo } from "../../objects/file-tree.js";
-import { S_IFDIR, S_IFMT, S_IFREG, ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE, inRoot, statBuffer, walkLstat } from "./fast-stat.js";
+import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE, inRoot, statBuffer, walkLstat } from "./fast-stat.js";
 import { gitView } from "./git-view.js";
 import { ignoreFileKey } from "./ignore-rules.js";
 import { MAX_READS, relisted, type IgnoredNow, type NewFolder } from "./relist.js";
@@ -9,7 +25,7 @@ export type { IgnoredNow, NewFolder } from "./relist.js";
 import { walkOrder } from "./names.js";
 import { secretByContent, type SecretFilesOption } from "./secret-files.js";
 import type { StatSignature } from "./stat-cache.js";
-import { DIR_STAT, FILE_STAT, fileEntry, type TreeColumns } from "./tree-cache.js";
+import { DIR_STAT, FILE_STAT, fileEntry, linkTargets, type TreeColumns } from "./tree-cache.js";
 import { withRenames, type FileChange } from "./tree-compare.js";
 
 /** A file modified this close to the walk (or after it) may have changed again unseen: hashed. */
@@ -126,13 +142,21 @@ export interface StatCompared {
   readonly removed?: readonly number[];
   /** New folders (`allowNames`), each above those in it, the files in them among `added`. */
   readonly addedDirs?: readonly NewFolder[];
+  /** New symlinks (`allowNames`), in the walk's order, with their targets and stats. */
+  readonly addedLinks?: readonly { readonly path: string; readonly target: string; readonly st: StatSignature }[];
   /** Folders of the kept tree gone (`allowNames`), by place, those in them too; the files in them among `removed`. */
   readonly removedDirs?: readonly number[];
 }
 
 /** A comparison a quick walk can go by (scanner.ts): one that found no new files, which only a listing takes in. */
 export function walkable(found: StatCompared | undefined): StatCompared | undefined {
-  return found?.added === undefined && found?.removed === undefined && found?.addedDirs === undefined && found?.removedDirs === undefined ? found : undefined;
+  return found?.added === undefined &&
+    found?.removed === undefined &&
+    found?.addedDirs === undefined &&
+    found?.removedDirs === undefined &&
+    found?.addedLinks === undefined
+    ? found
+    : undefined;
 }
 
 /** Whether a comparison found nothing to read: the files are as the kept tree has them. */
@@ -197,7 +221,8 @@ export function statCompare(
     dirStats[s + 1] = st[ST_CTIME] as number;
     dirStats[s + 2] = st[ST_INO] as number;
   }
-  const names = moved.length > 0 && ignoredNow ? relisted(root, cols, moved, ignoredNow, allowNames, goneDirs) : { added: [], removed: [], dirs: [] };
+  const names =
+    moved.length > 0 && ignoredNow ? relisted(root, cols, moved, ignoredNow, allowNames, goneDirs) : { added: [], links: [], removed: [], dirs: [] };
   if (names === undefined) return undefined;
   const addedPaths = names.added;
   const gone = new Uint8Array(names.removed.length > 0 ? nFiles : 0);
@@ -216,6 +241,23 @@ export function statCompare(
     // A file too large to read is listed without content by the walk: it says.
     if ((mode & S_IFMT) !== S_IFREG || size > settings.maxFileBytes) return undefined;
     added.push({ path, st: { size, mtimeMs: st[ST_MTIME] as number, ctimeMs: st[ST_CTIME] as number, ino: st[ST_INO] as number, mode } });
+  }
+  const links: { path: string; target: string; st: StatSignature }[] = [];
+  for (const path of names.links) {
+    let target: string;
+    try {
+      if (!lstat(`${prefix}${path}`, st)) return undefined;
+      target = readlinkSync(`${prefix}${path}`);
+    } catch {
+      return undefined; // gone or changed since listed, or unreadable: the walk says
+    }
+    const mode = st[ST_MODE] as number;
+    if ((mode & S_IFMT) !== S_IFLNK) return undefined;
+    links.push({
+      path,
+      target,
+      st: { size: st[ST_SIZE] as number, mtimeMs: st[ST_MTIME] as number, ctimeMs: st[ST_CTIME] as number, ino: st[ST_INO] as number, mode },
+    });
   }
   const _files = stats.files;
   const reads: StatChange[] = [];
@@ -256,6 +298,7 @@ export function statCompare(
     ...(dirStats && { dirStats }),
     ...(added.length > 0 && { added: added.sort((x, y) => walkOrder(x.path, y.path)) }),
     ...(names.dirs.length > 0 && { addedDirs: names.dirs }),
+    ...(links.length > 0 && { addedLinks: links.sort((x, y) => walkOrder(x.path, y.path)) }),
     ...(goneDirs.length > 0 && { removedDirs: goneDirs }),
     ...(names.removed.length > 0 && { removed: names.removed.sort((x, y) => x - y) }),
   };
@@ -386,8 +429,14 @@ export function quickStatus(
     }
     created.push({ path, kind: "created", before: null, after: { type: "f", mode: st.mode & 0o777, size: blob.length - 1, hash: blobObjects(blob).hash } });
   }
+  for (const { path, target, st } of found.addedLinks ?? []) created.push({ path, kind: "created", before: null, after: linkInfo(target, st) });
   const deleted = (found.removed ?? []).map(
-    (j): FileChange => ({ path: cols.strings[cols.nDirs + j] as string, kind: "deleted", before: fileEntry(cols, j), after: null }),
+    (j): FileChange => ({ path: cols.strings[cols.nDirs + j] as string, kind: "deleted", before: fileEntry(cols, j, linkTargets(cols).get(j)), after: null }),
   );
   return { changes: withRenames(changes, created, deleted), tooLarge: found.tooLarge, secretFiles: found.secretFiles, stale };
+}
+
+/** A symlink's entry as the walk makes it: its target, no hash. */
+export function linkInfo(target: string, st: StatSignature): FileInfo {
+  return { type: "l", mode: st.mode & 0o777, size: st.size, hash: "", target };
 }

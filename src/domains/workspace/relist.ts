@@ -21,9 +21,10 @@ export type IgnoredNow = (path: string, isDir: boolean) => boolean;
  * files, or of their folders found gone (`goneDirs`, taken out whole): the new files and
  * folders and the places of the files gone (none: only file contents can differ), or
  * undefined when a walk must say. The rules that judge a name the kept tree lacks are read
- * only when one is met: `.git` and `.forge` folders need none. A symlink new or gone, an
- * ignore file, or a file whose name or content makes it a secret file is left to the walk,
- * and so is a secret file the walk left out that is gone (it names those it finds).
+ * only when one is met: `.git` and `.forge` folders need none. Symlinks new or gone are
+ * taken in or out as files are. An ignore file new or gone, or a file whose name or content
+ * makes it a secret file, is left to the walk, and so is a secret file the walk left out
+ * that is gone (it names those it finds).
  */
 export function relisted(
   root: string,
@@ -37,14 +38,15 @@ export function relisted(
   const gone = new Set(goneDirs);
   let judge: IgnoredNow | undefined;
   const added: string[] = [];
+  const links: string[] = [];
   const removed: number[] = [];
   const dirs: NewFolder[] = [];
   const lstat = walkLstat(root);
   const st = statBuffer();
   /**
    * A new folder the walk would take, taken in whole (its stats first, as the walk takes them
-   * before it lists): false when it holds anything but new folders and regular files the
-   * walk would take — a symlink, an ignore file (its rules), a secret file (named by the walk).
+   * before it lists): false when it holds anything but new folders, regular files and
+   * symlinks the walk would take — an ignore file (its rules), a secret file (named by the walk).
    */
   const newFolder = (path: string, judged: IgnoredNow): boolean => {
     try {
@@ -68,8 +70,9 @@ export function relisted(
       if (isDir) {
         if (!newFolder(sub, judged)) return false;
       } else if (d.isFile() && !secretByContent(sub)) added.push(sub);
+      else if (d.isSymbolicLink()) links.push(sub);
       else return false;
-      if (added.length + dirs.length > MAX_READS) return false;
+      if (added.length + links.length + dirs.length > MAX_READS) return false;
     }
     return true;
   };
@@ -98,16 +101,23 @@ export function relisted(
       if (at === undefined) {
         if (d.isDirectory() && neverTaken(d.name)) continue; // git's and Forge's own folders: no rules to read
         const path = dir === "" ? d.name : `${dir}/${d.name}`;
-        // A secret file is left out, but the walk names it (`secretFiles`): the walk says.
-        if (!d.isDirectory() && isSecretFile(root, path)) return undefined;
+        // A secret file is left out, and the walk names it (`secretFiles`): one already named is as kept; a new one, the walk says.
+        if (!d.isDirectory() && isSecretFile(root, path)) {
+          if (secretsHere?.includes(d.name)) continue;
+          return undefined;
+        }
         judge ??= ignoredNow();
         if (judge(path, d.isDirectory())) continue;
         if (allowNames && d.isFile() && !isIgnoreFile(d.name) && !secretByContent(path)) {
           added.push(path);
           continue;
         }
+        if (allowNames && d.isSymbolicLink()) {
+          links.push(path);
+          continue;
+        }
         if (allowNames && d.isDirectory() && newFolder(path, judge)) continue;
-        return undefined; // a name the walk would take: a symlink, a file renamed here, a folder holding one
+        return undefined; // a name the walk would take: a socket or the like, a folder holding one
       }
       found++;
       const kind = at < 0 ? 0x64 /* d */ : (types[at] as number);
@@ -117,26 +127,25 @@ export function relisted(
       seen.add(at);
     }
     if (found === names.size) continue;
-    // Names gone, when allowed: files (not symlinks, whose targets the columns keep in order, nor ignore files), and folders found gone.
+    // Names gone, when allowed: files and symlinks (not ignore files), and folders found gone.
     if (!allowNames) return undefined;
     for (const [name, at] of names) {
       if (seen.has(at)) continue;
-      if (at < 0 ? !gone.has(-1 - at) : types[at] === 0x6c /* l */ || isIgnoreFile(name)) return undefined;
+      if (at < 0 ? !gone.has(-1 - at) : isIgnoreFile(name)) return undefined;
       if (at >= 0) removed.push(at);
     }
   }
   if (gone.size > 0 && !goneWhole(cols, gone, new Set(moved), removed)) return undefined;
-  return { added, removed, dirs };
+  return { added, links, removed, dirs };
 }
 
 /**
  * Whether the folders `gone` (places: every folder found missing) are gone whole, each from
- * a folder listed again or from one gone too, and hold no symlink (its target kept in file
- * order), ignore file or secret file (the walk named it): their files are then added to
- * `removed`.
+ * a folder listed again or from one gone too, and hold no ignore file or secret file (the
+ * walk named it): their files and symlinks are then added to `removed`.
  */
 function goneWhole(cols: TreeColumns, gone: ReadonlySet<number>, moved: ReadonlySet<number>, removed: number[]): boolean {
-  const { nDirs, nFiles, strings, types } = cols;
+  const { nDirs, nFiles, strings } = cols;
   const parents = parentsOf(cols);
   for (const i of gone) {
     const up = parents[i] as number;
@@ -144,7 +153,7 @@ function goneWhole(cols: TreeColumns, gone: ReadonlySet<number>, moved: Readonly
   }
   for (let j = 0; j < nFiles; j++) {
     if (!gone.has(parents[nDirs + j] as number)) continue;
-    if (types[j] === 0x6c /* l */ || isIgnoreFile(nameAt(cols, nDirs + j))) return false;
+    if (isIgnoreFile(nameAt(cols, nDirs + j))) return false;
     removed.push(j);
   }
   const goneFolders = [...gone].map((i) => `${strings[i] as string}/`);
@@ -161,6 +170,8 @@ export interface NewFolder {
 /** What listing the moved folders again found beyond the kept names: new files and folders (parents first), and files gone (places, those of folders gone too). */
 export interface Relisted {
   readonly added: string[];
+  /** New symlinks (in folders listed again, or new ones). */
+  readonly links: string[];
   readonly removed: number[];
   readonly dirs: NewFolder[];
 }

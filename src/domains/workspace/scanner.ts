@@ -22,8 +22,8 @@ import {
   type WalkSettings,
 } from "./quick-status.js";
 import { StatCache, StatCacheFile } from "./stat-cache.js";
-import { changedStats, quickStats, trustable, walkedStats } from "./walk-stats.js";
-import type { TreeColumns, WalkStats } from "./tree-cache.js";
+import { changedStats, quickStats, trustable, walkedStats, type Walked } from "./walk-stats.js";
+import type { TreeColumns } from "./tree-cache.js";
 import { writeTreeCache } from "./tree-cache-write.js";
 import { sameDirs, sameEntry, type FileChange } from "./tree-compare.js";
 import { mark } from "../../core/trace.js";
@@ -60,7 +60,7 @@ export class Scanner {
   #walks = 0;
   #lastWalkNo = 0;
   /** What the last walk saw beside its tree, if it was a full one that could read everything: `walkStats`. */
-  #lastFull: { tree: Tree; stats: WalkStats & { readonly read: number } } | null = null;
+  #lastFull: { tree: Tree; stats: Walked } | null = null;
 
   constructor(root: string, extraIgnores: readonly string[], maxFileBytes: number, secretFiles?: SecretFilesOption) {
     this.#root = root;
@@ -249,7 +249,7 @@ export class Scanner {
    * walk that read everything, else undefined. `read`: how many files that walk read (their
    * stats were not in the cache).
    */
-  walkStats(tree: Tree): (WalkStats & { readonly read: number }) | undefined {
+  walkStats(tree: Tree): Walked | undefined {
     return this.#lastFull?.tree === tree ? this.#lastFull.stats : undefined;
   }
 

@@ -106,7 +106,7 @@ export interface CachePatch {
   readonly takenAt: number;
   readonly dirStats: Float64Array;
   readonly fileStats: Float64Array;
-  /** New regular files (in folders the columns have), appended after the others, with their stats ([mtimeMs, ctimeMs, ino, st_mode], NaN if unknown). */
+  /** New regular files and symlinks (their targets in `info`), appended after the others, with their stats ([mtimeMs, ctimeMs, ino, st_mode], NaN if unknown). */
   readonly added?: readonly { readonly path: string; readonly info: FileInfo; readonly stats: readonly number[] }[];
   /** Files (by place) gone: left out of the columns. */
   readonly removed?: readonly number[];
@@ -238,7 +238,21 @@ function reshapedBytes(
   const keyAt = filesStatAt + 8 * FILE_STAT * nFiles;
   // The runs of files and folders kept, [from, to) by place.
   const gone = [...new Set(removed)].sort((a, b) => a - b);
-  if (gone.some((j) => !(j >= 0 && j < nFiles) || cols.types[j] === 0x6c)) return undefined; // a symlink's target would stay behind
+  if (gone.some((j) => !(j >= 0 && j < nFiles))) return undefined;
+  // The symlinks' targets, after the paths in file order: those of the symlinks gone are left out.
+  const goneSet = new Set(gone);
+  const targets: Buffer[] = [];
+  let goneTargets = 0;
+  let t = pathsEnd;
+  for (let j = 0; j < nFiles; j++) {
+    if (cols.types[j] !== 0x6c) continue;
+    const nul = was.indexOf(0, t);
+    if (nul < 0 || nul >= statAt) return undefined;
+    if (goneSet.has(j)) goneTargets += nul + 1 - t;
+    else targets.push(was.subarray(t, nul + 1));
+    t = nul + 1;
+  }
+  if (t !== statAt) return undefined;
   const goneDir = [...new Set(goneDirs)].sort((a, b) => a - b);
   if (goneDir.some((i) => !(i >= 0 && i < nDirs) || cols.strings[i] === "")) return undefined;
   const runs = keptRuns(nFiles, gone);
@@ -249,13 +263,19 @@ function reshapedBytes(
   const stats = new Float64Array(FILE_STAT * k);
   const hashes = Buffer.alloc(32 * k);
   const types = Buffer.alloc(k, 0x66); // "f"
+  const newTargets: string[] = [];
   for (let a = 0; a < k; a++) {
     const { info, stats: st } = added[a] as (typeof added)[number];
-    if (info.type !== "f" || st.length !== FILE_STAT || hashes.write(info.hash, 32 * a, 32, "hex") !== 32) return undefined;
+    if (st.length !== FILE_STAT) return undefined;
+    if (info.type === "l") {
+      types[a] = 0x6c; // "l": no hash (zeros), its target after the others'
+      newTargets.push(`${info.target ?? ""}\0`);
+    } else if (info.type !== "f" || hashes.write(info.hash, 32 * a, 32, "hex") !== 32) return undefined;
     nums[2 * a] = info.mode;
     nums[2 * a + 1] = info.size;
     stats.set(st, FILE_STAT * a);
   }
+  const addedTargets = Buffer.from(newTargets.join(""), "utf8");
   const paths = Buffer.from(added.map((e) => `${e.path}\0`).join(""), "utf8");
   // New folders: their modes, hashes, paths and stats after the kept folders' (a file's place does not move).
   const m = dirs.length;
@@ -288,7 +308,9 @@ function reshapedBytes(
     dirPaths,
     ...filePaths,
     paths,
-    was.subarray(pathsEnd, dirStatAt),
+    ...targets,
+    addedTargets,
+    was.subarray(statAt, dirStatAt),
     ...keptDirs(dirStatAt, 8 * DIR_STAT),
     Buffer.from(dirStats.buffer),
     ...kept(filesStatAt, 8 * FILE_STAT),
@@ -299,7 +321,7 @@ function reshapedBytes(
   const goneText = gone.reduce((sum, j) => sum + textOf(nDirs + j), 0) + goneDir.reduce((sum, i) => sum + textOf(i), 0);
   out.writeUInt32LE(nDirs + m - goneDir.length, 4);
   out.writeUInt32LE(nFiles + k - gone.length, 8);
-  out.writeUInt32LE(textBytes - goneText + paths.length + dirPaths.length, 12);
+  out.writeUInt32LE(textBytes - goneText - goneTargets + paths.length + dirPaths.length + addedTargets.length, 12);
   Buffer.from(sha256(out.subarray(HEADER)), "hex").copy(out, 16);
   return out;
 }

@@ -225,6 +225,20 @@ export function entriesIn(cols: TreeColumns, dirs: Iterable<number>): Map<number
   return out;
 }
 
+const targetsMemo = new WeakMap<TreeColumns, Map<number, string>>();
+
+/** The symlinks' targets by file place (kept after the paths, in file order). */
+export function linkTargets(cols: TreeColumns): ReadonlyMap<number, string> {
+  let out = targetsMemo.get(cols);
+  if (out === undefined) {
+    out = new Map();
+    const { nDirs, nFiles, strings, types } = cols;
+    for (let j = 0, n = 0; j < nFiles; j++) if (types[j] === 0x6c) out.set(j, strings[nDirs + nFiles + n++] as string);
+    targetsMemo.set(cols, out);
+  }
+  return out;
+}
+
 /** The last component of entry `k`'s path (folders first, then files). */
 export function nameAt(cols: TreeColumns, k: number): string {
   const path = cols.strings[k] as string;

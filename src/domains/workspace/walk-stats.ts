@@ -8,6 +8,13 @@ import type { StatCache } from "./stat-cache.js";
 import { DIR_STAT, FILE_STAT, type TreeColumns, type WalkStats } from "./tree-cache.js";
 import type { Scan } from "./walk.js";
 
+/**
+ * What a walk saw, to be written with its tree: `read`, how many files it read (their stats
+ * were not in the cache); `relisted`, how many folders it listed again because their stats
+ * moved — either means the cache's stats are not the disk's, even when the tree is the same.
+ */
+export type Walked = WalkStats & { readonly read: number; readonly relisted?: number };
+
 /** Every entry's stats at once, in the tree's order, into the columns written (NaN where none): no array per entry. */
 function bulkStats(
   tree: Tree,
@@ -47,7 +54,7 @@ export function walkedStats(
   seen: NonNullable<Scan["seen"]>,
   cache: StatCache,
   read: number,
-): WalkStats & { readonly read: number } {
+): Walked {
   return {
     takenAt,
     key,
@@ -80,7 +87,7 @@ export function changedStats(
   cols: TreeColumns,
   changed: ChangedSince,
   read: number,
-): WalkStats & { readonly read: number } {
+): Walked {
   const kept = cols.stats as NonNullable<TreeColumns["stats"]>;
   const { nDirs, nFiles, strings } = cols;
   const relisted = new Set(changed.folders);
@@ -122,6 +129,7 @@ export function changedStats(
     key,
     secretFiles,
     read,
+    relisted: relisted.size,
     // Every entry at once into the columns written: an array per entry cost ~20 ms at 10,000 files.
     bulk: (tree) => {
       const dirs = new Float64Array(DIR_STAT * tree.dirs.size).fill(Number.NaN);
@@ -166,7 +174,7 @@ export function changedStats(
 }
 
 /** The stats of a quick walk: the kept ones, but for the files read again (from the stat cache). */
-export function quickStats(cols: TreeColumns, found: StatCompared, cache: StatCache): WalkStats & { readonly read: number } {
+export function quickStats(cols: TreeColumns, found: StatCompared, cache: StatCache): Walked {
   const stats = cols.stats as NonNullable<TreeColumns["stats"]>;
   const dirs = found.dirStats ?? stats.dirs; // with those of the folders listed again
   const reread = new Set(found.reads.map((r) => r.path));

@@ -299,7 +299,7 @@ export class Workspace {
       // the next status and snapshot compare against it; written again when the walk read files whose stats changed.
       const walk = this.#scanner.walkStats(made.tree);
       const same = extra.base?.cached === true && extra.base.checkpoint.filesRoot === root;
-      if (!extra.followed && (!same || (walk?.read ?? 0) > 0)) writeTreeCache(this.#kept.path, root, made.tree, walk);
+      if (!extra.followed && (!same || (walk?.read ?? 0) + (walk?.relisted ?? 0) > 0)) writeTreeCache(this.#kept.path, root, made.tree, walk);
       this.#kept.lastCommit = { root, tree: made.tree };
     }
     mark("snapshot: tree cache written");
