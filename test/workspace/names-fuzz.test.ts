@@ -11,19 +11,8 @@ import { ignoredOnDisk } from "../../src/domains/workspace/ignore-rules.js";
 import { statCompare } from "../../src/domains/workspace/quick-status.js";
 import { readTreeColumns } from "../../src/domains/workspace/tree-cache.js";
 import { DEFAULT_MAX_FILE_BYTES } from "../../src/domains/workspace/workspace.js";
+import { seededRandom } from "../support/processes.js";
 import { age, cachePath, put, walkedStatus, workspaceBench } from "./support.js";
-
-/** A small deterministic generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Every regular file and folder under `root` (not .forge), relative. */
 function entries(root: string, dir = ""): { files: string[]; dirs: string[] } {
@@ -48,7 +37,7 @@ const ROUNDS = 16;
 describe("random changes of names and contents, through the kept columns", () => {
   for (const seed of SEEDS) {
     it(`say what a walk from scratch says (seed ${seed})`, async () => {
-      const rnd = random(seed);
+      const rnd = seededRandom(seed);
       const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
       const b = await workspaceBench();
       put(b.root, ".gitignore", "*.log\n");
