@@ -1,6 +1,7 @@
 // Writing the tree cache (tree-cache.ts has its layout and reads it): whole, from a walk's
 // tree; or, after a quick snapshot, as the bytes it was read as with what changed patched in
-// place — and grown by the new files when a folder listed again held some.
+// place — and reshaped by the files, symlinks and folders new or gone when folders listed
+// again held or lost some.
 import { closeSync, fstatSync, mkdirSync, openSync, renameSync, writeFileSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import type { FileInfo, Tree } from "../../objects/file-tree.js";
@@ -96,7 +97,7 @@ function patched(
   return patchEdits(cols, { root, dirHashes, files, takenAt: walk.takenAt, dirStats: bulk.dirs, fileStats: bulk.files });
 }
 
-/** What changes in a cache's bytes from one quick snapshot to the next (the same entries in the same order). */
+/** What changes in a cache's bytes from one quick snapshot to the next: the same entries in the same order, but for those added and removed. */
 export interface CachePatch {
   readonly root: Hash;
   /** Every folder's hash, in the columns' order. */
