@@ -14,7 +14,7 @@ import { ignoredOnDisk } from "../../src/domains/workspace/ignore-rules.js";
 import { statCompare, type WalkSettings } from "../../src/domains/workspace/quick-status.js";
 import { readTreeColumns, treeFromColumns } from "../../src/domains/workspace/tree-cache.js";
 import { DEFAULT_MAX_FILE_BYTES } from "../../src/domains/workspace/workspace.js";
-import { type Bench, age, cachePath, put, walkedStatus, workspaceBench } from "./support.js";
+import { type Bench, age, cachePath, headColumns, put, walkedStatus, workspaceBench } from "./support.js";
 
 const SETTINGS: WalkSettings = { ignore: [], secretFiles: undefined, maxFileBytes: DEFAULT_MAX_FILE_BYTES };
 const lines = (changes: readonly { kind: string; path: string }[]) => changes.map((c) => `${c.kind} ${c.path}`);
@@ -31,10 +31,7 @@ async function bench(): Promise<Bench> {
 
 /** The comparison against HEAD's kept columns, new files allowed. */
 async function compared(b: Bench, settings = SETTINGS) {
-  const head = (await b.ws.session.head()).checkpoint?.filesRoot as string;
-  const cols = readTreeColumns(cachePath(b.root), head);
-  expect(cols?.stats).toBeDefined();
-  return statCompare(b.root, cols as NonNullable<typeof cols>, settings, undefined, () => ignoredOnDisk(b.root), true);
+  return statCompare(b.root, await headColumns(b), settings, undefined, () => ignoredOnDisk(b.root), true);
 }
 
 /** The tree a walk from scratch finds (no caches); the caches are put back after. */

@@ -10,7 +10,7 @@ import { ignoredOnDisk } from "../../src/domains/workspace/ignore-rules.js";
 import { statCompare, type WalkSettings } from "../../src/domains/workspace/quick-status.js";
 import { readTreeColumns } from "../../src/domains/workspace/tree-cache.js";
 import { DEFAULT_MAX_FILE_BYTES } from "../../src/domains/workspace/workspace.js";
-import { type Bench, age, cachePath, put, walkedStatus, workspaceBench } from "./support.js";
+import { type Bench, age, cachePath, put, walkedStatus, workspaceBench, headColumns } from "./support.js";
 
 const SETTINGS: WalkSettings = { ignore: [], secretFiles: undefined, maxFileBytes: DEFAULT_MAX_FILE_BYTES };
 
@@ -26,10 +26,7 @@ async function bench(): Promise<Bench> {
 
 /** The comparison against HEAD's kept columns, with folders listed again and without. */
 async function compared(b: Bench) {
-  const head = (await b.ws.session.head()).checkpoint?.filesRoot as string;
-  const cols = readTreeColumns(cachePath(b.root), head);
-  expect(cols?.stats).toBeDefined();
-  const c = cols as NonNullable<typeof cols>;
+  const c = await headColumns(b);
   return { relisted: statCompare(b.root, c, SETTINGS, undefined, () => ignoredOnDisk(b.root)), plain: statCompare(b.root, c, SETTINGS) };
 }
 
@@ -95,8 +92,7 @@ describe("a comparison by stats with moved folders listed again", () => {
     const b = await bench();
     mkdirSync(join(b.root, ".git"));
     writeFileSync(join(b.root, "src/a.ts"), "a, edited\n");
-    const head = (await b.ws.session.head()).checkpoint?.filesRoot as string;
-    const cols = readTreeColumns(cachePath(b.root), head) as NonNullable<ReturnType<typeof readTreeColumns>>;
+    const cols = await headColumns(b);
     let rulesRead = 0;
     const found = statCompare(b.root, cols, SETTINGS, undefined, () => {
       rulesRead++;

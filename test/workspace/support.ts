@@ -18,9 +18,10 @@ import {
   type Stats,
 } from "node:fs";
 import { dirname, join } from "node:path";
-import { onTestFinished } from "vitest";
+import { expect, onTestFinished } from "vitest";
 import { openStore, type Store } from "../../src/index.js";
 import { Workspace, type SnapshotState, type WorkspaceOptions } from "../../src/domains/workspace/workspace.js";
+import { readTreeColumns, type TreeColumns } from "../../src/domains/workspace/tree-cache.js";
 import type { RunAs } from "../support/cli.js";
 import { makeTempDir, type TempDir } from "../support/temp.js";
 
@@ -196,6 +197,14 @@ export function age(dir: string, s = HOUR_AGO_S): void {
     else utimesSync(abs, s, s);
   }
   utimesSync(dir, s, s);
+}
+
+/** HEAD's files tree as the tree cache keeps it, with its walk's stats: what a comparison by stats goes by (the test fails when there are none). */
+export async function headColumns(b: Bench): Promise<TreeColumns> {
+  const head = (await b.ws.session.head()).checkpoint?.filesRoot as string;
+  const cols = readTreeColumns(cachePath(b.root), head);
+  expect(cols?.stats).toBeDefined();
+  return cols as TreeColumns;
 }
 
 /** The status a fresh Workspace gives with no tree cache to go by (a whole walk); the cache is put back after. */

@@ -23,7 +23,7 @@ import { keySources, type StatCompared } from "./quick-status.js";
 import { walkOrder } from "./names.js";
 import { TOO_LARGE_THEN } from "./restore.js";
 import { secretByContent } from "./secret-files.js";
-import { DIR_STAT, FILE_STAT, NO_HASH, entriesIn, fileEntry, type TreeColumns } from "./tree-cache.js";
+import { DIR_STAT, FILE_STAT, NO_HASH, entriesIn, fileEntry, linkTargets, type TreeColumns } from "./tree-cache.js";
 import type { FileChange } from "./tree-compare.js";
 import type { QuickExtra, RestoreReport } from "./types.js";
 
@@ -48,22 +48,13 @@ export async function planQuickRestore(
   target: Hash,
   objects: ObjectStore,
 ): Promise<QuickRestorePlan | undefined> {
-  const { nDirs, nFiles, strings, nums, types } = cols;
+  const { nDirs, strings, nums, types } = cols;
   const hex = cols.hex; // every hash, decoded at once: sliced below
   const current = now.patch.dirHashes;
   const dirHashes = [...current];
   const nowFiles = new Map(now.patch.files.map((f) => [f.j, f.info]));
   const writes: { j: number; path: string; before: FileInfo; info: FileInfo }[] = [];
   if (target === now.root) return { writes, dirHashes };
-  // A symlink's target is the next of the targets, in file order: found for those a changed folder holds.
-  let linkTargets: Map<number, string> | undefined;
-  const linkTarget = (j: number): string => {
-    if (linkTargets === undefined) {
-      linkTargets = new Map();
-      for (let k = 0, n = 0; k < nFiles; k++) if (types[k] === 0x6c) linkTargets.set(k, strings[nDirs + nFiles + n++] as string);
-    }
-    return linkTargets.get(j) ?? "";
-  };
   const ignoreFiles = new Set(keySources(cols.stats?.key ?? "").keys());
   const rootAt = strings.indexOf("");
   if (rootAt < 0 || rootAt >= nDirs) return undefined;
@@ -98,7 +89,7 @@ export async function planQuickRestore(
         const read = nowFiles.get(k);
         const modeNow = read ? read.mode : nums[nDirs + 2 * k];
         if (type === "l") {
-          if (linkTarget(k) !== (linkTo ?? "") || modeNow !== mode) return undefined;
+          if ((linkTargets(cols).get(k) ?? "") !== (linkTo ?? "") || modeNow !== mode) return undefined;
           continue;
         }
         const at64 = 64 * (nDirs + k);
