@@ -261,12 +261,14 @@ describe("quick status", () => {
     expect((await statusIsTrue(b, ["modified d1/f1.txt", "modified link"])).changes[1]?.after).toMatchObject({ target: "d1/f1.txt" });
   });
 
-  it("rewrites the stats after a walk finds touched files unchanged, and is quick again", async () => {
+  it("rewrites the stats of touched files a status found unchanged, and is quick again without reading them", async () => {
     const { b } = await bench(Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`t${i % 2}/f${i}.txt`, `file ${i}\n`])));
     const taken = readTreeColumns(cachePath(b.root), await headRoot(b))?.stats?.takenAt as number;
     for (let i = 0; i < 20; i++) utimesSync(join(b.root, `t${i % 2}/f${i}.txt`), HOUR_AGO_S + 1800, HOUR_AGO_S + 1800);
-    expect(await quick(b)).toEqual({ changes: [], tooLarge: [], secretFiles: [], stale: 20 });
-    await statusIsTrue(b, []); // more than 16 stale reads: it walked
+    const touched = await quick(b);
+    expect(touched).toMatchObject({ changes: [], tooLarge: [], secretFiles: [], stale: 20 });
+    expect(touched?.refresh?.files).toHaveLength(20);
+    await statusIsTrue(b, []); // by stats, the 20 read, found unchanged and their stats written
     const cols = readTreeColumns(cachePath(b.root), await headRoot(b));
     expect(cols?.stats?.takenAt).toBeGreaterThan(taken);
     expect(await quick(b)).toEqual({ changes: [], tooLarge: [], secretFiles: [], stale: 0 });
@@ -277,7 +279,10 @@ describe("quick status", () => {
     put(b.root, "t1/f21.txt", "changed\n");
     expect(lines((await quick(b))?.changes ?? [])).toEqual(["modified t1/f21.txt"]);
     await statusIsTrue(b, ["modified t1/f21.txt"]);
-    expect(lines((await quick(b))?.changes ?? [])).toEqual(["modified t1/f21.txt"]);
+    // The changed file keeps the stats the snapshot saw: read, and reported, every time until a snapshot records it.
+    const again = await quick(b);
+    expect(lines(again?.changes ?? [])).toEqual(["modified t1/f21.txt"]);
+    expect(again?.stale).toBe(0);
     await statusIsTrue(b, ["modified t1/f21.txt"]);
   });
 

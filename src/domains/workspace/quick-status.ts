@@ -26,6 +26,7 @@ import { walkOrder } from "./names.js";
 import { secretByContent, type SecretFilesOption } from "./secret-files.js";
 import type { StatSignature } from "./stat-cache.js";
 import { DIR_STAT, FILE_STAT, fileEntry, linkTargets, type TreeColumns } from "./tree-cache.js";
+import type { CachePatch } from "./tree-cache-write.js";
 import { withRenames, type FileChange } from "./tree-compare.js";
 
 /** A file modified this close to the walk (or after it) may have changed again unseen: hashed. */
@@ -391,6 +392,8 @@ export interface QuickStatus {
   readonly secretFiles: readonly string[];
   /** Files read whose content turned out unchanged: a fresh write of the stats would spare reading them again. */
   readonly stale: number;
+  /** The kept stats brought up to date (`refreshedStats`), for the caller to write over the cache the columns came from. */
+  readonly refresh?: CachePatch;
 }
 
 /** The status of the files under `root` against the tree in `cols`, by stats; undefined when a walk must say. */
@@ -405,8 +408,10 @@ export function quickStatus(
   mark("quick: files stat'ed");
   if (found === undefined) return undefined;
   const changes: FileChange[] = [];
-  let stale = 0;
-  for (const { j, path, st } of found.reads) {
+  const same: StatChange[] = [];
+  const differ: StatChange[] = [];
+  for (const read of found.reads) {
+    const { j, path, st } = read;
     let blob: Buffer;
     try {
       blob = readBlob(`${root}/${path}`, st.size);
@@ -415,8 +420,11 @@ export function quickStatus(
     }
     const before = fileEntry(cols, j);
     const after: FileInfo = { type: "f", mode: st.mode & 0o777, size: blob.length - 1, hash: blobObjects(blob).hash };
-    if (after.hash === before.hash && after.mode === before.mode && after.size === before.size) stale++;
-    else changes.push({ path, kind: "modified", before, after });
+    if (after.hash === before.hash && after.mode === before.mode && after.size === before.size) same.push(read);
+    else {
+      differ.push(read);
+      changes.push({ path, kind: "modified", before, after });
+    }
   }
   // New files and files gone, paired into renames as a walk pairs them (`withRenames`).
   const created: FileChange[] = [];
@@ -433,7 +441,54 @@ export function quickStatus(
   const deleted = (found.removed ?? []).map(
     (j): FileChange => ({ path: cols.strings[cols.nDirs + j] as string, kind: "deleted", before: fileEntry(cols, j, linkTargets(cols).get(j)), after: null }),
   );
-  return { changes: withRenames(changes, created, deleted), tooLarge: found.tooLarge, secretFiles: found.secretFiles, stale };
+  const refresh = refreshedStats(cols, found, same, differ);
+  return {
+    changes: withRenames(changes, created, deleted),
+    tooLarge: found.tooLarge,
+    secretFiles: found.secretFiles,
+    stale: same.length,
+    ...(refresh && { refresh }),
+  };
+}
+
+/**
+ * The kept stats brought up to date by a status that found, where it looked again, the tree
+ * as kept — as `git status` refreshes its index. A folder listed again that holds the same
+ * names takes its stats now; a file read whose content is the kept one takes the stats it
+ * was read with; and the stats are racy against this comparison's time, not the walk's, so
+ * that what was racy then (a folder or file changed just before the snapshot, `.forge` made
+ * just before the first) is not listed or read again by every status until the next
+ * snapshot. A file read because its stats were racy and found changed keeps no stats (NaN):
+ * against the later time, its stats, unchanged, would pass for the kept content. Undefined
+ * when nothing is out of date, or when names came or went (those folders' old stats keep
+ * them listed again, so `created` and `deleted` stay reported).
+ */
+function refreshedStats(cols: TreeColumns, found: StatCompared, same: readonly StatChange[], differ: readonly StatChange[]): CachePatch | undefined {
+  const stats = cols.stats;
+  if (stats === undefined || found.added || found.addedLinks || found.addedDirs || found.removed || found.removedDirs) return undefined;
+  if (found.dirStats === undefined && same.length === 0) return undefined;
+  const fileStats = stats.files.slice();
+  const files: { j: number; info: FileInfo }[] = [];
+  for (const { j, st } of same) {
+    fileStats.set([st.mtimeMs, st.ctimeMs, st.ino, st.mode], j * FILE_STAT);
+    files.push({ j, info: fileEntry(cols, j) });
+  }
+  for (const { j, st } of differ) {
+    const s = j * FILE_STAT;
+    const kept = stats.files;
+    if (
+      kept[s] !== st.mtimeMs ||
+      kept[s + 1] !== st.ctimeMs ||
+      kept[s + 2] !== st.ino ||
+      kept[s + 3] !== st.mode ||
+      cols.nums[cols.nDirs + 2 * j + 1] !== st.size
+    )
+      continue;
+    fileStats.fill(Number.NaN, s, s + FILE_STAT);
+    files.push({ j, info: fileEntry(cols, j) });
+  }
+  const dirHashes = Array.from({ length: cols.nDirs }, (_, i) => cols.hashOf(i));
+  return { root: cols.root, dirHashes, files, takenAt: found.takenAt, dirStats: found.dirStats ?? stats.dirs, fileStats };
 }
 
 /** A symlink's entry as the walk makes it: its target, no hash. */

@@ -24,7 +24,7 @@ import {
 import { StatCache, StatCacheFile } from "./stat-cache.js";
 import { changedStats, quickStats, trustable, walkedStats, type Walked } from "./walk-stats.js";
 import type { TreeColumns } from "./tree-cache.js";
-import { writeTreeCache } from "./tree-cache-write.js";
+import { refreshCache, writeTreeCache } from "./tree-cache-write.js";
 import { sameDirs, sameEntry, type FileChange } from "./tree-compare.js";
 import { mark } from "../../core/trace.js";
 import { takeWalkPreload } from "./walk-preload.js";
@@ -239,9 +239,14 @@ export class Scanner {
   /** What judges the names a folder listed again by a comparison of stats holds beyond the kept tree's: the walk's rules, read when first needed. */
   readonly #ignoredNow = () => ignoredOnDisk(this.#root, this.#extraIgnores, this.#secretFiles);
 
-  /** A status by stats against the tree in `cols` (quick-status.ts); undefined when a walk must say. */
-  quickStatus(cols: TreeColumns): QuickStatus | undefined {
-    return quickStatus(this.#root, cols, this.settings, this.#noWalk, this.#ignoredNow);
+  /**
+   * A status by stats against the tree in `cols` (quick-status.ts); undefined when a walk
+   * must say. The stats it found out of date are brought up to date in `cols`' file, `path`.
+   */
+  quickStatus(cols: TreeColumns, path: string): QuickStatus | undefined {
+    const found = quickStatus(this.#root, cols, this.settings, this.#noWalk, this.#ignoredNow);
+    if (found?.refresh) refreshCache(path, cols, found.refresh);
+    return found;
   }
 
   /**

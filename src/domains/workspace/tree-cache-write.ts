@@ -338,3 +338,16 @@ function keptRuns(n: number, gone: readonly number[]): [number, number][] {
   if (from < n) runs.push([from, n]);
   return runs;
 }
+
+/**
+ * Writes the stats a status brought up to date (quick-status.ts `refreshedStats`) over the
+ * cache `cols` was read from, in place. Only a cache: where the file system refuses (read
+ * only, full, another owner's file), the stats stay as they were and the status stands.
+ */
+export function refreshCache(path: string, cols: TreeColumns, patch: CachePatch): void {
+  try {
+    writePatchedTreeCache(path, cols, patch);
+  } catch (e) {
+    if (typeof (e as NodeJS.ErrnoException).code !== "string") throw e;
+  }
+}

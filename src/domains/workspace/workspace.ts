@@ -36,9 +36,6 @@ import type { CommitExtra, QuickExtra, RestoreOptions, SnapshotOptions, StatusRe
 /** A comparison by stats made (`Scanner.compare`) and the columns it was made against. */
 type Compared = { readonly cols: TreeColumns; readonly found: StatCompared };
 
-/** A quick status that read more unchanged files than this (touched, not changed) leaves it to a walk, which writes the stats afresh. */
-const STALE_READS = 16;
-
 export class Workspace {
   readonly root: string;
   readonly session: Session;
@@ -96,14 +93,14 @@ export class Workspace {
   /** Created, modified, deleted (and renamed) files since the last snapshot; which were not the agent's. */
   async status(): Promise<StatusReport> {
     const head = (await this.session.head()).checkpoint;
-    // By stats alone while no folder changed (quick-status.ts); else a walk, which then
-    // writes the stats afresh if it finds the files as the snapshot has them.
+    // By stats alone (quick-status.ts), which writes the stats it found out of date afresh;
+    // else a walk, which writes them afresh if it finds the files as the snapshot has them.
     const tried = head !== null && head.filesRoot !== null && this.#kept.lastCommit?.root !== head.filesRoot;
     // Read once: a walk after it takes its tree from the same columns (kept-trees.ts).
     const quick = tried ? this.#kept.columns(head.filesRoot as Hash) : undefined;
-    const found = quick && this.#scanner.quickStatus(quick);
+    const found = quick && this.#scanner.quickStatus(quick, this.#kept.path);
     mark("status: stats compared");
-    if (head && found && found.stale <= STALE_READS) {
+    if (head && found) {
       const after = new Map(found.changes.map((c) => [c.path, c.after as FileInfo]));
       const { changes, tooLarge, secretFiles } = found;
       return { base: head, changes, unknown: this.#journal.unknown(changes, after), tooLarge, unreadable: [], secretFiles };
