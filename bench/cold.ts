@@ -24,7 +24,7 @@
 // committed once at the start (as a user's repository is: Forge then takes git's tracked files
 // from git's index), in which no git command runs afterwards; git's copy is its own repository.
 // Every edit is made to both copies, byte for byte the same.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -373,17 +373,60 @@ async function hookRowOf(p: Pair, label: string, what: string, round: (n: number
 const hookPayload = (p: Pair, tool: string, input: object, response: object): string =>
   JSON.stringify({ session_id: "bench-cold", cwd: p.forge, hook_event_name: "PostToolUse", tool_name: tool, tool_input: input, tool_response: response });
 
+/** A round of one file edited (a line inserted), as an Edit tool's PostToolUse names it. */
+function editRound(p: Pair): HookRound {
+  const e = planEdit(p.forge, p.folders);
+  const file = join(p.forge, e.path);
+  return {
+    apply: (root) => applyEdit(root, e),
+    payload: hookPayload(p, "Edit", { file_path: file, old_string: "lorem ipsum", new_string: "lorem ipsum (edited)" }, { filePath: file, success: true }),
+    record: [["commit", "-q", "-a", "-m", "hook"]],
+  };
+}
+
 /** A hook run after one file was edited (a line inserted). */
 function hookRow(p: Pair): Promise<void> {
-  return hookRowOf(p, "hook: `forge hook post-edit` (a PostToolUse payload naming the file edited just before)", "one edit", () => {
-    const e = planEdit(p.forge, p.folders);
-    const file = join(p.forge, e.path);
-    return {
-      apply: (root) => applyEdit(root, e),
-      payload: hookPayload(p, "Edit", { file_path: file, old_string: "lorem ipsum", new_string: "lorem ipsum (edited)" }, { filePath: file, success: true }),
-      record: [["commit", "-q", "-a", "-m", "hook"]],
-    };
-  });
+  return hookRowOf(p, "hook: `forge hook post-edit` (a PostToolUse payload naming the file edited just before)", "one edit", () => editRound(p));
+}
+
+/**
+ * The hook row again with `forge watch --files` running in Forge's copy: each hook asks it
+ * which files changed since the last snapshot's walk (watch-hint.ts) and lstat's only those.
+ * Its word counts for a walk that began two seconds after it set its watches: the row's
+ * untimed first round records an edit after that.
+ */
+async function watchedHookRow(p: Pair): Promise<void> {
+  const args = ["watch", "--files", "--every", "1h", "--quiet-period", "1h", "--rescan", "off", "--json"];
+  const child = spawn(NODE, [FORGE_BIN, ...args], { cwd: p.forge, env: HOOK_ENV, stdio: ["ignore", "pipe", "pipe"] });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let text = "";
+      child.stdout.setEncoding("utf8");
+      child.stdout.on("data", (d: string) => {
+        text += d;
+        if (text.includes('"event":"started"')) resolve();
+      });
+      void exited.then((code) => reject(new Error(`forge watch exited (${code}) before it started`)));
+    });
+    await new Promise((r) => setTimeout(r, 2500));
+    await hookRowOf(
+      p,
+      "hook with `forge watch --files` running: `forge hook post-edit` (the same payload; the watcher names the files changed)",
+      "one edit",
+      () => editRound(p),
+    );
+    // The row measured hooks that took the watcher's word: one more, untimed, says so.
+    const r = editRound(p);
+    r.apply(p.forge);
+    r.apply(p.git);
+    const traced = run(NODE, [FORGE_BIN, "hook", "post-edit"], { cwd: p.forge, env: { ...HOOK_ENV, FORGE_TRACE: "1" }, input: r.payload });
+    expect(/watch: changed paths from the watcher/.test(traced.stderr), "forge hook post-edit with forge watch running", "it did not take the watcher's paths");
+    for (const args of r.record) git(p.git, [...args]);
+  } finally {
+    child.kill("SIGTERM");
+    await exited;
+  }
 }
 
 /** A hook run after a host's Write of a new file (in a folder the tree has, each round another). */
@@ -571,6 +614,7 @@ async function main(): Promise<void> {
     await settle(p);
     await versionRow(work);
     await hookRow(p);
+    await watchedHookRow(p);
     await newFileHookRow(p);
     await deletedFileHookRow(p);
     await statusRow(p, CONFIG.statusReps, true);
@@ -621,7 +665,7 @@ async function main(): Promise<void> {
     ...[
       `Every Forge figure is a whole \`node bin/forge.js …\` process from this checkout (${dist}), spawn to exit, run in the workspace (its store found through \`forge init\`'s .forge/); every anchor a whole process too. Forge and its anchor alternate (each goes first in turn; \`node -e 0\` rotates with them where a target counts it), after one untimed round; medians. A target's bound is computed from the same run's medians.`,
       `Tree: ../shared/checks/cold-paths's generator, ${CONFIG.folders} folders × ${CONFIG.perFolder} files of 1–8 KB of text (${BIG ? `and ${CONFIG.bigFolders} folders × ${CONFIG.perFolder} for the big-tree rows` : "no big-tree rows in this run"}). Forge works in its own copy, a git work tree committed once before \`forge init\` (so it takes the tracked files from git's index, as in a user's repository), where no git command runs afterwards; git in its own repository. Every edit (a line inserted in the middle of a file) is made to both copies.`,
-      `Hook: Claude Code's PostToolUse JSON on stdin (tool Edit, file_path the edited file), the file written just before the process starts; \`forge hook post-edit\` records it as the agent's edit and snapshots the workspace (FORGE_HOOK_STRICT=1 so a failure would show; after the rounds nothing is left unsnapshotted). Git's side writes the same bytes to the same file, runs \`git status --porcelain\` (which must list one file) and then commits it untimed, so each round has one file changed. The hook after a new file: the same with tool Write and a file created (~430 bytes, each round in another folder); git's side adds and commits it untimed. The hook after a file deleted: a Bash \`rm\` of a file both sides made and recorded untimed just before (each round in another folder); git's side deletes the same file, runs status (one line) and commits the deletion untimed.`,
+      `Hook: Claude Code's PostToolUse JSON on stdin (tool Edit, file_path the edited file), the file written just before the process starts; \`forge hook post-edit\` records it as the agent's edit and snapshots the workspace (FORGE_HOOK_STRICT=1 so a failure would show; after the rounds nothing is left unsnapshotted). Git's side writes the same bytes to the same file, runs \`git status --porcelain\` (which must list one file) and then commits it untimed, so each round has one file changed. The hook after a new file: the same with tool Write and a file created (~430 bytes, each round in another folder); git's side adds and commits it untimed. The hook after a file deleted: a Bash \`rm\` of a file both sides made and recorded untimed just before (each round in another folder); git's side deletes the same file, runs status (one line) and commits the deletion untimed. The hook with \`forge watch --files\` running: the first hook row again while a watcher (\`--quiet-period 1h --rescan off\`: it takes no snapshot of its own) follows Forge's copy; each hook asks it over its socket which files changed since the last snapshot's walk and lstat's only those (no watcher: every file).`,
       `Status, re-snapshot and restore: ${CONFIG.changed} files edited in both copies, then ${CONFIG.settleMs} ms of quiet so neither Forge's stat cache nor git's index sees them as racy. Status runs repeat on the same change. Re-snapshot rounds each edit ${CONFIG.changed} other files; git's side is two processes (\`add -A\`, \`commit -q\`), times summed. Restore: states A and B (${CONFIG.changed} files apart) recorded by both, then B → A, A → B, … (\`forge files restore\` takes a safety snapshot, writes the files and records the result; \`git checkout -q SHA\` moves a detached HEAD); the files are compared after each round.`,
       `First snapshot: fresh copies each time (page cache warm: just copied), Forge's with the committed .git.${BIG ? ` The big-tree rows: the first snapshot once each, status and restore ${CONFIG.bigStatusReps} and ${CONFIG.bigRestoreReps} rounds.` : ""}`,
       `Git: GIT_CONFIG_NOSYSTEM=1, a fixed author and committer (as the check), gc.auto=0 and maintenance.auto=false (no background packing mid-run; the repositories keep loose objects).`,

@@ -73,6 +73,11 @@ export class TreeWatcher {
     return this.#watches.size;
   }
 
+  /** Whether folder `dir` (relative, "" for the root) has its watch. */
+  watches(dir: string): boolean {
+    return this.#watches.has(dir);
+  }
+
   /** Every event the watches delivered (relevant or not), since the start. */
   get events(): number {
     return this.#events;

@@ -185,6 +185,7 @@ export function statCompare(
   foldersSame?: () => void,
   ignoredNow?: () => IgnoredNow,
   allowNames = false,
+  hint?: ReadonlySet<string>,
 ): StatCompared | undefined {
   const takenAt = Date.now();
   const stats = cols.stats;
@@ -260,7 +261,9 @@ export function statCompare(
       st: { size: st[ST_SIZE] as number, mtimeMs: st[ST_MTIME] as number, ctimeMs: st[ST_CTIME] as number, ino: st[ST_INO] as number, mode },
     });
   }
-  const _files = stats.files;
+  const files = stats.files;
+  // A watcher's word on the paths changed (watch-hint.ts) spares the other files' lstat but racy ones; not if it names a kept folder.
+  const hinted = hint && !strings.slice(0, nDirs).some((d) => hint.has(d)) ? hint : undefined;
   const reads: StatChange[] = [];
   const tooLarge: string[] = [];
   // The files by paths relative to the root where the process allows it (fast-stat.ts).
@@ -269,7 +272,7 @@ export function statCompare(
     for (let j = 0; j < nFiles; j++) {
       if (gone.length > 0 && gone[j] === 1) continue;
       const path = strings[nDirs + j] as string;
-      const _s = j * FILE_STAT;
+      if (hinted !== undefined && (files[j * FILE_STAT] as number) < racyFrom && !hinted.has(path) && types[j] !== 0x78 /* x */) continue;
       try {
         if (!lstat(base + path, st)) return false; // deleted: its folder's times say so too, unless racy
       } catch {
@@ -403,8 +406,9 @@ export function quickStatus(
   settings: WalkSettings,
   foldersSame?: () => void,
   ignoredNow?: () => IgnoredNow,
+  hint?: ReadonlySet<string>,
 ): QuickStatus | undefined {
-  const found = statCompare(root, cols, settings, foldersSame, ignoredNow, true);
+  const found = statCompare(root, cols, settings, foldersSame, ignoredNow, true, hint);
   mark("quick: files stat'ed");
   if (found === undefined) return undefined;
   const changes: FileChange[] = [];
@@ -453,15 +457,13 @@ export function quickStatus(
 
 /**
  * The kept stats brought up to date by a status that found, where it looked again, the tree
- * as kept — as `git status` refreshes its index. A folder listed again that holds the same
- * names takes its stats now; a file read whose content is the kept one takes the stats it
- * was read with; and the stats are racy against this comparison's time, not the walk's, so
- * that what was racy then (a folder or file changed just before the snapshot, `.forge` made
- * just before the first) is not listed or read again by every status until the next
- * snapshot. A file read because its stats were racy and found changed keeps no stats (NaN):
- * against the later time, its stats, unchanged, would pass for the kept content. Undefined
- * when nothing is out of date, or when names came or went (those folders' old stats keep
- * them listed again, so `created` and `deleted` stay reported).
+ * as kept, as `git status` refreshes its index: a folder listed again holding the same names
+ * and a file read with the kept content take their stats now, racy against this comparison's
+ * time, so what was racy against the snapshot (`.forge` made just before the first) is not
+ * listed or read by every status until the next. A file read because it was racy and found
+ * changed keeps NaN: against the later time its unchanged stats would pass for the kept
+ * content. Undefined when nothing is out of date, or names came or went (their folders' old
+ * stats keep them listed again).
  */
 function refreshedStats(cols: TreeColumns, found: StatCompared, same: readonly StatChange[], differ: readonly StatChange[]): CachePatch | undefined {
   const stats = cols.stats;

@@ -28,6 +28,7 @@ import { refreshCache, writeTreeCache } from "./tree-cache-write.js";
 import { sameDirs, sameEntry, type FileChange } from "./tree-compare.js";
 import { mark } from "../../core/trace.js";
 import { takeWalkPreload } from "./walk-preload.js";
+import { askWatcher } from "./watch-hint.js";
 import { type PriorWalk, type Scan, fileNow, hashPending, hashingProgress, scanTree, scanTreeFrom, walkOrder } from "./walk.js";
 
 /** A walk of the files: the tree, what could not be read, and the bytes it stored. */
@@ -233,7 +234,31 @@ export class Scanner {
    * files gone as `removed`), for a caller that records them; else such a folder is left to a walk.
    */
   compare(cols: TreeColumns, allowNames = false): StatCompared | undefined {
-    return statCompare(this.#root, cols, this.settings, this.#noWalk, this.#ignoredNow, allowNames);
+    return statCompare(this.#root, cols, this.settings, this.#noWalk, this.#ignoredNow, allowNames, allowNames ? this.#hintFor(cols) : undefined);
+  }
+
+  /** What a running watcher said changed since `cols`' walk (`askWatcher`): for the next status or snapshot against them. */
+  #hint: { readonly cols: TreeColumns; readonly paths: ReadonlySet<string> } | undefined;
+
+  /**
+   * Asks a running `forge watch` of this folder which paths changed since `cols`' walk began
+   * (watch-hint.ts): the next status or snapshot against `cols` lstat's only those files and
+   * the racy ones (never a restore: what it overwrites is compared whole). Nothing is kept
+   * when no watcher answers.
+   */
+  async askWatcher(cols: TreeColumns): Promise<void> {
+    const takenAt = cols.stats?.takenAt;
+    const paths =
+      takenAt === undefined ? undefined : await askWatcher(this.#root, takenAt - HINT_SLACK_MS, this.#extraIgnores, cols.strings.slice(0, cols.nDirs));
+    this.#hint = paths && { cols, paths: new Set(paths) };
+    if (paths) mark("watch: changed paths from the watcher");
+  }
+
+  /** The watcher's paths for a comparison against `cols`, taken once. */
+  #hintFor(cols: TreeColumns): ReadonlySet<string> | undefined {
+    const hint = this.#hint?.cols === cols ? this.#hint.paths : undefined;
+    this.#hint = undefined;
+    return hint;
   }
 
   /** What judges the names a folder listed again by a comparison of stats holds beyond the kept tree's: the walk's rules, read when first needed. */
@@ -244,7 +269,7 @@ export class Scanner {
    * must say. The stats it found out of date are brought up to date in `cols`' file, `path`.
    */
   quickStatus(cols: TreeColumns, path: string): QuickStatus | undefined {
-    const found = quickStatus(this.#root, cols, this.settings, this.#noWalk, this.#ignoredNow);
+    const found = quickStatus(this.#root, cols, this.settings, this.#noWalk, this.#ignoredNow, this.#hintFor(cols));
     if (found?.refresh) refreshCache(path, cols, found.refresh);
     return found;
   }
@@ -345,6 +370,12 @@ export class Scanner {
 
 /** Up to this many files, `filesNow` reads them rather than loading the stat cache. */
 const FEW_FILES = 16;
+/**
+ * A watcher is asked for what changed from this long before the kept stats' walk began: a
+ * change before it is in the stats the walk took, and the margin covers clocks of processes
+ * that read the time a little apart.
+ */
+const HINT_SLACK_MS = 2000;
 
 /** What could not be read, in walk order, with why. */
 export function unreadableList(unreadable: ReadonlyMap<string, string>): { path: string; why: string }[] {

@@ -98,6 +98,7 @@ export class Workspace {
     const tried = head !== null && head.filesRoot !== null && this.#kept.lastCommit?.root !== head.filesRoot;
     // Read once: a walk after it takes its tree from the same columns (kept-trees.ts).
     const quick = tried ? this.#kept.columns(head.filesRoot as Hash) : undefined;
+    if (quick) await this.#scanner.askWatcher(quick);
     const found = quick && this.#scanner.quickStatus(quick, this.#kept.path);
     mark("status: stats compared");
     if (head && found) {
@@ -155,6 +156,7 @@ export class Workspace {
     // Files as HEAD has them by their stats alone (no file to read): nothing to record, no tree built (a hook after a tool that wrote nothing).
     const head = options.changed === undefined ? (await this.session.head()).checkpoint : null;
     const cols = head?.filesRoot && this.#kept.lastCommit?.root !== head.filesRoot ? this.#kept.columns(head.filesRoot) : undefined;
+    if (cols) await this.#scanner.askWatcher(cols);
     const found = cols && this.#scanner.compare(cols, true);
     if (found && nothingChanged(found)) return null;
     return this.#snapshotLoop(message, options, true, undefined, cols && found && { cols, found });
@@ -188,6 +190,7 @@ export class Workspace {
     // Only file contents changed: the snapshot is made from the kept columns (quick-snapshot.ts), no tree built.
     const head = (await this.session.head()).checkpoint;
     const cols = !scanned && !options.into && !options.safety && options.changed === undefined ? this.#kept.withStats(head?.filesRoot) : undefined;
+    if (cols && compared?.cols !== cols) await this.#scanner.askWatcher(cols);
     const found = cols && (compared?.cols === cols ? compared.found : this.#scanner.compare(cols, true));
     const q = cols && found && (await quickTree(this.root, cols, found, this.#objects, options.onProgress));
     if (q) mark("snapshot: files read against the kept columns");
