@@ -12,6 +12,8 @@ import { HINT_VERSION, type HintAnswer, type HintRequest } from "../workspace/wa
 
 /** More paths than this kept: the log forgets them and goes blind (the statuses lstat everything). */
 const MAX_PATHS = 20000;
+/** A request longer than this is no status's (its folders' paths: ~2 MB for 100,000 folders). */
+const MAX_REQUEST = 16 * 1024 * 1024;
 
 export class ChangeLog {
   /** Path → when an event last named it (ms). */
@@ -71,7 +73,7 @@ export function serveHints(path: string, log: ChangeLog, watched: Watched): Serv
       text += chunk;
       const nl = text.indexOf("\n");
       if (nl < 0) {
-        if (text.length > 64 * 1024) socket.destroy();
+        if (text.length > MAX_REQUEST) socket.destroy();
         return;
       }
       const line = text.slice(0, nl);
