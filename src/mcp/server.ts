@@ -11,6 +11,7 @@ import { OperationContext, type ContextOptions } from "../operations/context.js"
 import { timelineOperation } from "../operations/checkpoint/read.js";
 import type { AnyOperation } from "../operations/operation.js";
 import { briefOperation } from "../operations/reasoning/resume.js";
+import { serveFileHints } from "../operations/watch/hints.js";
 import { errorText } from "./errors.js";
 import { LEAN_OPERATIONS } from "./lean.js";
 import { MCP_OPERATIONS } from "./operations.js";
@@ -82,7 +83,13 @@ export async function serveStdio(options: McpServerOptions = {}): Promise<void> 
   });
   await server.connect(transport);
   refusePrototypeKeyArguments(transport);
-  await closed;
+  // While it runs, the hooks and statuses of the workspace ask it which files changed.
+  const hints = await serveFileHints(options.root);
+  try {
+    await closed;
+  } finally {
+    hints?.close();
+  }
   await server.close().catch(() => undefined);
   await context.close();
 }

@@ -2,11 +2,12 @@
 // paths its file events named since the last snapshot's walk (change-log.ts, watch-hint.ts):
 // they lstat only those files. Every case holds the answer to a status that compares every
 // file (the same command with no watcher to ask), and says whether the watcher's word was used.
-import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { existsSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { ChangeLog } from "../../src/domains/watch/change-log.js";
-import { forge as runForge, json } from "../support/cli.js";
+import { FORGE_BIN, forge as runForge, forgeEnv, json } from "../support/cli.js";
 import { requireBuiltLibrary } from "../support/processes.js";
 import { git, put, tempDir } from "../workspace/support.js";
 import { forge, place, sleep, watch, type Place, type WatchLine } from "./support.js";
@@ -116,6 +117,64 @@ describe("statuses and hooks asking a running watcher", () => {
     await w.exited;
     writeFileSync(join(p.root, "d2/f2.txt"), "edited after the watcher died\n");
     expect(status(p)).toEqual({ changes: ["modified d2/f2.txt"], hinted: false });
+  });
+});
+
+describe("a forge mcp server", () => {
+  /** `forge mcp` in the place, its stdin held open (it serves until that ends), killed at the end of the test if still running. */
+  function mcp(p: Place, env: Record<string, string> = {}) {
+    const child = spawn(process.execPath, [FORGE_BIN, "mcp"], { cwd: p.root, env: forgeEnv({ TMPDIR: p.tmp, ...env }), stdio: ["pipe", "ignore", "pipe"] });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    });
+    return { child, exited };
+  }
+
+  /** Waits for the place's hint socket (the server answers once it is there). */
+  async function socketOf(p: Place): Promise<void> {
+    const dir = join(p.tmp, `forge-${process.getuid?.() ?? "user"}`, "watch");
+    for (let i = 0; i < 100; i++) {
+      if (existsSync(dir) && readdirSync(dir).some((n) => n.endsWith(".sock"))) return;
+      await sleep(50);
+    }
+    throw new Error("forge mcp made no hint socket in 5 s");
+  }
+
+  it("answers the workspace's statuses and hooks while it runs, and ends with its client", async () => {
+    const p = place("hints-mcp");
+    seed(p);
+    expect(forge(p, ["files", "snapshot", "one"]).code).toBe(0); // a tree kept with its stats: hooks run here
+    const server = mcp(p);
+    await socketOf(p);
+    await sleep(2100);
+    put(p.root, "d5/base.txt", "a change for the snapshot to record\n");
+    expect(forge(p, ["files", "snapshot", "base"]).code).toBe(0);
+    writeFileSync(join(p.root, "d3/f15.txt"), "edited with the MCP server running\n");
+    put(p.root, "d4/new.txt", "new\n");
+    const got = status(p);
+    expect(got).toEqual({ changes: ["modified d3/f15.txt", "created d4/new.txt"], hinted: true });
+    expect(got.changes).toEqual(walked(p));
+    // Its client gone (stdin closed), it ends: the watches do not keep it alive.
+    server.child.stdin.end();
+    expect(await server.exited).toBe(0);
+    expect(status(p)).toEqual({ changes: ["modified d3/f15.txt", "created d4/new.txt"], hinted: false });
+  });
+
+  it("serves no hints with FORGE_MCP_HINTS=0, nor in a folder whose tree is not kept with its stats", async () => {
+    const p = place("hints-mcp-off");
+    seed(p);
+    expect(forge(p, ["files", "snapshot", "one"]).code).toBe(0);
+    const off = mcp(p, { FORGE_MCP_HINTS: "0" });
+    const bare = place("hints-mcp-bare"); // forge init, no snapshot: no tree kept
+    const none = mcp(bare);
+    await sleep(1500);
+    const watchDirOf = (q: Place) => join(q.tmp, `forge-${process.getuid?.() ?? "user"}`, "watch");
+    for (const q of [p, bare]) expect(existsSync(watchDirOf(q)) && readdirSync(watchDirOf(q)).some((n) => n.endsWith(".sock"))).toBe(false);
+    for (const s of [off, none]) {
+      s.child.stdin.end();
+      expect(await s.exited).toBe(0);
+    }
   });
 });
 

@@ -5,10 +5,13 @@
 // unsure, a watch that failed or a folder without one, folders found by a rescan that had
 // none, a flood of events that may have overflowed the kernel's queue (libuv drops the
 // overflow event: only the flood can be seen), too many paths to keep.
-import { chmodSync, mkdirSync, rmSync } from "node:fs";
-import { createServer, type Server, type Socket } from "node:net";
-import { dirname } from "node:path";
-import { HINT_VERSION, type HintAnswer, type HintRequest } from "../workspace/watch-hint.js";
+import { chmodSync, closeSync, mkdirSync, openSync, readSync, rmSync } from "node:fs";
+import { createConnection, createServer, type Server, type Socket } from "node:net";
+import { dirname, join } from "node:path";
+import { findForgeRoot, readConfigFile } from "../../core/config.js";
+import { type WorkspaceLocation, workspaceRoot } from "../workspace/location.js";
+import { HINT_VERSION, hintSocketPath, type HintAnswer, type HintRequest } from "../workspace/watch-hint.js";
+import { inotifyQueueLimit, TreeWatcher } from "./tree-watcher.js";
 
 /** More paths than this kept: the log forgets them and goes blind (the statuses lstat everything). */
 const MAX_PATHS = 20000;
@@ -111,4 +114,120 @@ export function serveHints(path: string, log: ChangeLog, watched: Watched): Serv
 export function stopServing(server: Server, path: string): void {
   server.close();
   rmSync(path, { force: true });
+}
+
+/**
+ * A tree watcher's events kept in a `ChangeLog` and served (`serveHints`) for the statuses
+ * and hooks of other processes: made once the watcher's first `sync` set its watches. The log
+ * goes blind whenever changes may have gone unseen: an event reported unsure, a watch that
+ * failed or a folder without one, folders a rescan had to add (`blind`), or so many events
+ * within a second and the one before that the kernel's queue may have overflowed.
+ */
+export class WatchHints {
+  readonly #tree: TreeWatcher;
+  readonly #log = new ChangeLog();
+  readonly #server: Server | undefined;
+  readonly #path: string;
+  /** Events in one window from which an inotify queue overflow (which Node cannot see) is possible. */
+  readonly #eventLimit = Math.floor(inotifyQueueLimit() / 2);
+  /** The tree watcher's failures and events when the log last looked, and the events of the second before. */
+  #seen = { failures: 0, events: 0, before: 0, at: 0 };
+
+  constructor(tree: TreeWatcher, root: string, ignore: readonly string[]) {
+    this.#tree = tree;
+    this.#path = hintSocketPath(root);
+    this.#seen.failures = tree.failures;
+    let server: Server | undefined;
+    try {
+      server = serveHints(this.#path, this.#log, { ignore, watches: (dir) => tree.watches(dir), check: () => this.#check() });
+    } catch {
+      server = undefined; // statuses then lstat every file, as with no watcher
+    }
+    this.#server = server;
+  }
+
+  /** A file event of the tree watcher (its `onChange`). */
+  event(path: string, sure: boolean): void {
+    if (sure) this.#log.record(path);
+    else this.#log.blind();
+    this.#check();
+  }
+
+  /** Changes up to now may have gone unseen (a rescan added folders that had no watch). */
+  blind(): void {
+    this.#log.blind();
+  }
+
+  close(): void {
+    if (this.#server) stopServing(this.#server, this.#path);
+  }
+
+  #check(): void {
+    const tree = this.#tree;
+    const seen = this.#seen;
+    const now = Date.now();
+    if (now - seen.at >= 1000) this.#seen = { ...seen, events: tree.events, before: tree.events - seen.events, at: now };
+    if (tree.failures !== seen.failures || !tree.complete || tree.events - this.#seen.events + this.#seen.before >= this.#eventLimit) {
+      this.#seen.failures = tree.failures;
+      this.#log.blind(now);
+    }
+  }
+}
+
+/** A tree kept with more folders than this is not watched for hints by a process that takes no snapshot (one inotify watch each). */
+const MAX_HINT_FOLDERS = 20000;
+
+/**
+ * Serves hints from a long-lived process that takes no snapshot itself (`forge mcp`): a tree
+ * watcher of the workspace at `location` whose watches do not keep the process alive, when
+ * the workspace keeps a tree with its walk's stats (snapshots are taken there: a hook, a
+ * status), of at most 20,000 folders, and no other process answers for that folder yet (a
+ * `forge watch` that starts later takes the socket over). Undefined when it does not start;
+ * `close` it when the process's work ends.
+ */
+export async function serveWorkspaceHints(location: WorkspaceLocation = {}): Promise<{ close(): void } | undefined> {
+  const root = workspaceRoot(location);
+  const forgeRoot = findForgeRoot(root);
+  const folders = forgeRoot === undefined ? undefined : keptFolders(join(root, ".forge", "tree-cache.bin"));
+  if (forgeRoot === undefined || folders === undefined || folders > MAX_HINT_FOLDERS) return undefined;
+  if (await answering(hintSocketPath(root))) return undefined;
+  const ignore = readConfigFile(forgeRoot).workspace?.ignore ?? [];
+  let hints: WatchHints | undefined;
+  const tree = new TreeWatcher({ root, ignore, persistent: false, onChange: (path, sure) => hints?.event(path, sure), onError: () => {} });
+  tree.sync();
+  hints = new WatchHints(tree, root, ignore);
+  const made = hints;
+  return {
+    close: () => {
+      tree.close();
+      made.close();
+    },
+  };
+}
+
+/** How many folders the tree cache at `path` holds, if it keeps its walk's stats ("FTC2", tree-cache.ts). */
+function keptFolders(path: string): number | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, "r");
+    const head = Buffer.alloc(8);
+    if (readSync(fd, head, 0, 8, 0) !== 8 || head.toString("latin1", 0, 4) !== "FTC2") return undefined;
+    return head.readUInt32LE(4);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Whether a process answers on the socket at `path`. */
+function answering(path: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection(path);
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
 }

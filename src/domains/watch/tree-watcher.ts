@@ -42,6 +42,8 @@ export interface TreeWatcherOptions {
   readonly onChange: (path: string, sure: boolean) => void;
   /** A folder could not be watched (changes there are found by the next full scan only). */
   readonly onError: (error: Error, dir: string) => void;
+  /** Whether the watches keep the process alive (default true; false for a process that ends when its other work does). */
+  readonly persistent?: boolean;
 }
 
 export class TreeWatcher {
@@ -61,7 +63,10 @@ export class TreeWatcher {
   #events = 0;
   #failures = 0;
 
+  readonly #persistent: boolean;
+
   constructor(options: TreeWatcherOptions) {
+    this.#persistent = options.persistent ?? true;
     this.#root = options.root;
     this.#extra = options.ignore ?? [];
     this.#onChange = options.onChange;
@@ -153,7 +158,7 @@ export class TreeWatcher {
     let ino: number;
     try {
       ino = inode(abs);
-      w = watch(abs, { persistent: true }, (event, name) => this.#event(dir, event, name));
+      w = watch(abs, { persistent: this.#persistent }, (event, name) => this.#event(dir, event, name));
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code ?? "";
       // A folder removed while we walked needs no watch; running out of watches is worth saying, once.

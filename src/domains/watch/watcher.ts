@@ -14,9 +14,7 @@ import { IgnoreRules } from "../workspace/ignore-rules.js";
 import { countChanges, type SnapshotResult, type Strategy, type Workspace } from "../workspace/workspace.js";
 import { inotifyQueueLimit, TreeWatcher } from "./tree-watcher.js";
 import { WatchLocks } from "./watch-lock.js";
-import { ChangeLog, serveHints, stopServing } from "./change-log.js";
-import { hintSocketPath } from "../workspace/watch-hint.js";
-import type { Server } from "node:net";
+import { WatchHints } from "./change-log.js";
 
 /**
  * The trigger of a watcher's checkpoints: the forge-reasoning design's third kind besides
@@ -74,11 +72,8 @@ export class Watcher {
   #failuresAt = 0;
   /** Events in one window from which an inotify queue overflow (which Node cannot see) is possible. */
   readonly #eventLimit = Math.floor(inotifyQueueLimit() / 2);
-  /** The paths the events named, and when, for other processes' statuses and hooks (change-log.ts), and where it answers. */
-  readonly #log = new ChangeLog();
-  #hints: { readonly server: Server; readonly path: string } | undefined;
-  /** The tree watcher's failures and events when the log last looked, and the events of the second before. */
-  #logSeen = { failures: 0, events: 0, before: 0, at: 0 };
+  /** The events served to other processes' statuses and hooks (change-log.ts). */
+  #hints: WatchHints | undefined;
 
   #snapshots = 0;
   #checkpoints = 0;
@@ -144,9 +139,7 @@ export class Watcher {
             if (sure && this.#changed.size < MAX_CHANGED_PATHS) this.#changed.add(path);
             else this.#changed = null;
           }
-          if (sure) this.#log.record(path);
-          else this.#log.blind();
-          this.#checkLog();
+          this.#hints?.event(path, sure);
           this.#fileEvent();
         },
         onError: (e, dir) =>
@@ -157,9 +150,8 @@ export class Watcher {
           ),
       });
       this.#tree.sync();
-      // The log says what changed from here on, its watches set.
-      this.#log.blind();
-      this.#serveHints(ws);
+      // What changed from here on, its watches set.
+      this.#hints = new WatchHints(this.#tree, ws.root, ws.ignorePatterns);
     }
     this.#emit({
       type: "started",
@@ -189,7 +181,7 @@ export class Watcher {
     if (this.#running) this.#emit({ type: "stopping", at: new Date(), reason, finishing: this.#running === "tick" ? "checkpoint" : "snapshot" });
     for (const t of [this.#tickTimer, this.#rescanTimer, this.#quietTimer]) if (t) clearTimeout(t);
     this.#tree?.close();
-    this.#stopHints();
+    this.#hints?.close();
     this.#stopped = this.#queue.then(() => {
       this.#locks.release();
       const summary = { snapshots: this.#snapshots, checkpoints: this.#checkpoints, errors: this.#errors };
@@ -205,37 +197,8 @@ export class Watcher {
    */
   releaseLocks(): void {
     this.#tree?.close();
-    this.#stopHints();
+    this.#hints?.close();
     this.#locks.release();
-  }
-
-  /** Answers other processes' statuses and hooks with what the events named (change-log.ts); a watcher that cannot still watches. */
-  #serveHints(ws: Workspace): void {
-    try {
-      const path = hintSocketPath(ws.root);
-      const watched = { ignore: ws.ignorePatterns, watches: (dir: string) => this.#tree?.watches(dir) === true, check: () => this.#checkLog() };
-      this.#hints = { server: serveHints(path, this.#log, watched), path };
-    } catch {
-      this.#hints = undefined; // statuses then lstat every file, as with no watcher
-    }
-  }
-
-  #stopHints(): void {
-    if (this.#hints) stopServing(this.#hints.server, this.#hints.path);
-    this.#hints = undefined;
-  }
-
-  /** Sends the log blind when changes may have gone unseen: a watch failed, a folder has none, a flood (`#takeChanged`). */
-  #checkLog(): void {
-    const tree = this.#tree;
-    if (!tree) return;
-    const seen = this.#logSeen;
-    const now = Date.now();
-    if (now - seen.at >= 1000) this.#logSeen = { ...seen, events: tree.events, before: tree.events - seen.events, at: now };
-    if (tree.failures !== seen.failures || !tree.complete || tree.events - this.#logSeen.events + this.#logSeen.before >= this.#eventLimit) {
-      this.#logSeen.failures = tree.failures;
-      this.#log.blind(now);
-    }
   }
 
   // ------------------------------------------------------------------ scheduling
@@ -368,7 +331,7 @@ export class Watcher {
     // followed: whatever changed in it is walked for, by this rescan or the pending burst's.
     if ((this.#tree?.sync().length ?? 0) > 0) {
       this.#changed = null;
-      this.#log.blind();
+      this.#hints?.blind();
     }
     // A burst in progress gets its own snapshot when it goes quiet: one per burst.
     if (this.#burst === null) await this.#snapshot("rescan", 0);
