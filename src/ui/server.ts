@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { serve, type ServerType } from "@hono/node-server";
 import { ForgeError } from "../core/errors.js";
 import type { Store } from "../timeline/store.js";
+import { serveFileHints } from "../operations/watch/hints.js";
 import { createApp } from "./app.js";
 
 export interface UiOptions {
@@ -69,6 +70,8 @@ export async function startUi(store: Store, options: UiOptions = {}): Promise<Ru
   });
   const shown = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
   const url = `http://${shown}:${actualPort}/?token=${encodeURIComponent(token)}`;
+  // While it runs, the hooks and statuses of the workspace ask it which files changed.
+  const hints = await serveFileHints(options.root);
   return {
     url,
     host,
@@ -76,6 +79,7 @@ export async function startUi(store: Store, options: UiOptions = {}): Promise<Ru
     token,
     close: () =>
       new Promise<void>((resolve) => {
+        hints?.close();
         server.close(() => resolve());
         (server as { closeAllConnections?: () => void }).closeAllConnections?.();
       }),

@@ -44,7 +44,7 @@ const MAX_OUTPUT = 64 * 1024 * 1024;
 /**
  * The environment every `forge` run gets: the test process's own, with colour off and the
  * variables a developer's shell might have set for Forge cleared (FORGE_STORE,
- * FORGE_SESSION, FORGE_DEBUG, FORGE_HOOK_STRICT), then `extra` on top.
+ * FORGE_SESSION, FORGE_DEBUG, FORGE_HOOK_STRICT, FORGE_WATCH_HINTS), then `extra` on top.
  */
 export function forgeEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
   const inherited = Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined);
@@ -55,6 +55,7 @@ export function forgeEnv(extra: Readonly<Record<string, string>> = {}): Record<s
     FORGE_SESSION: "",
     FORGE_DEBUG: "",
     FORGE_HOOK_STRICT: "",
+    FORGE_WATCH_HINTS: "",
     ...extra,
   };
 }

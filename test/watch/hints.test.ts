@@ -120,7 +120,7 @@ describe("statuses and hooks asking a running watcher", () => {
   });
 });
 
-describe("a forge mcp server", () => {
+describe("forge mcp and forge ui", () => {
   /** `forge mcp` in the place, its stdin held open (it serves until that ends), killed at the end of the test if still running. */
   function mcp(p: Place, env: Record<string, string> = {}) {
     const child = spawn(process.execPath, [FORGE_BIN, "mcp"], { cwd: p.root, env: forgeEnv({ TMPDIR: p.tmp, ...env }), stdio: ["pipe", "ignore", "pipe"] });
@@ -161,11 +161,34 @@ describe("a forge mcp server", () => {
     expect(status(p)).toEqual({ changes: ["modified d3/f15.txt", "created d4/new.txt"], hinted: false });
   });
 
-  it("serves no hints with FORGE_MCP_HINTS=0, nor in a folder whose tree is not kept with its stats", async () => {
+  it("forge ui answers too while it runs", async () => {
+    const p = place("hints-ui");
+    seed(p);
+    expect(forge(p, ["files", "snapshot", "one"]).code).toBe(0);
+    const child = spawn(process.execPath, [FORGE_BIN, "ui", "--port", "0"], {
+      cwd: p.root,
+      env: forgeEnv({ TMPDIR: p.tmp }),
+      stdio: ["ignore", "ignore", "pipe"],
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill("SIGKILL");
+    });
+    await socketOf(p);
+    await sleep(2100);
+    put(p.root, "d5/base.txt", "a change for the snapshot to record\n");
+    expect(forge(p, ["files", "snapshot", "base"]).code).toBe(0);
+    writeFileSync(join(p.root, "d2/f8.txt"), "edited with the page's server running\n");
+    expect(status(p)).toEqual({ changes: ["modified d2/f8.txt"], hinted: true });
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+  });
+
+  it("serves no hints with FORGE_WATCH_HINTS=0, nor in a folder whose tree is not kept with its stats", async () => {
     const p = place("hints-mcp-off");
     seed(p);
     expect(forge(p, ["files", "snapshot", "one"]).code).toBe(0);
-    const off = mcp(p, { FORGE_MCP_HINTS: "0" });
+    const off = mcp(p, { FORGE_WATCH_HINTS: "0" });
     const bare = place("hints-mcp-bare"); // forge init, no snapshot: no tree kept
     const none = mcp(bare);
     await sleep(1500);
