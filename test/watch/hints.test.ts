@@ -161,6 +161,23 @@ describe("forge mcp and forge ui", () => {
     expect(status(p)).toEqual({ changes: ["modified d3/f15.txt", "created d4/new.txt"], hinted: false });
   });
 
+  it("gives the socket over to a forge watch started after it, and leaving, does not take it away", async () => {
+    const p = place("hints-mcp-then-watch");
+    seed(p);
+    expect(forge(p, ["files", "snapshot", "one"]).code).toBe(0);
+    const server = mcp(p);
+    await socketOf(p);
+    const w = watch(p, ["--files", "--every", "1h", "--quiet-period", "1h", "--rescan", "off"]);
+    await w.waitFor(isStarted);
+    server.child.stdin.end();
+    expect(await server.exited).toBe(0);
+    await sleep(2100);
+    put(p.root, "d5/base.txt", "a change for the snapshot to record\n");
+    expect(forge(p, ["files", "snapshot", "base"]).code).toBe(0);
+    writeFileSync(join(p.root, "d1/f1.txt"), "edited with the watcher answering\n");
+    expect(status(p)).toEqual({ changes: ["modified d1/f1.txt"], hinted: true });
+  });
+
   it("forge ui answers too while it runs", async () => {
     const p = place("hints-ui");
     seed(p);

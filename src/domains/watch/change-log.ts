@@ -5,9 +5,9 @@
 // unsure, a watch that failed or a folder without one, folders found by a rescan that had
 // none, a flood of events that may have overflowed the kernel's queue (libuv drops the
 // overflow event: only the flood can be seen), too many paths to keep.
-import { chmodSync, closeSync, mkdirSync, openSync, readSync, rmSync } from "node:fs";
+import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readlinkSync, readSync, renameSync, rmSync, symlinkSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { findForgeRoot, readConfigFile } from "../../core/config.js";
 import { type WorkspaceLocation, workspaceRoot } from "../workspace/location.js";
 import { HINT_VERSION, hintSocketPath, type HintAnswer, type HintRequest } from "../workspace/watch-hint.js";
@@ -60,13 +60,22 @@ export interface Watched {
 }
 
 /**
- * Answers what `log` says on the socket at `path` (made 0600 in a 0700 folder), one request
+ * Answers what `log` says at `path` (workspace/watch-hint.ts `hintSocketPath`), one request
  * a connection, when the watcher follows every folder the request names. The answer waits
  * one turn of the event loop, so that file events queued before the request are in the log.
+ *
+ * The socket itself is this process's own (`<path>.<pid>`, 0600, in the 0700 folder) and
+ * `path` a symlink to it, renamed into place at once: a process that starts answering later
+ * for the same folder (a `forge watch` after a `forge mcp`) takes the name over, and when
+ * this one stops, closing its server removes only its own socket (Node removes a socket's
+ * file when its server closes, whoever the name is given to by then).
  */
 export function serveHints(path: string, log: ChangeLog, watched: Watched): Server {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  rmSync(path, { force: true }); // a socket left by a watcher that was killed (this one holds the folder's lock)
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  removeDeadSockets(path);
+  const own = ownSocketPath(path, process.pid);
+  rmSync(own, { force: true });
   const mine = JSON.stringify(watched.ignore);
   const server = createServer((socket: Socket) => {
     let text = "";
@@ -99,9 +108,13 @@ export function serveHints(path: string, log: ChangeLog, watched: Watched): Serv
     return paths === undefined ? { v: HINT_VERSION, unknown: "not watching since then" } : { v: HINT_VERSION, paths };
   };
   server.on("error", () => server.close());
-  server.listen(path, () => {
+  server.listen(own, () => {
     try {
-      chmodSync(path, 0o600);
+      chmodSync(own, 0o600);
+      const link = `${own}.lnk`;
+      rmSync(link, { force: true });
+      symlinkSync(basename(own), link);
+      renameSync(link, path);
     } catch {
       server.close();
     }
@@ -110,10 +123,42 @@ export function serveHints(path: string, log: ChangeLog, watched: Watched): Serv
   return server;
 }
 
-/** Stops answering and removes the socket. */
+/** The socket a process answers on for the name `path`. */
+const ownSocketPath = (path: string, pid: number) => `${path}.${pid}`;
+
+/** Stops answering: the server's own socket goes with it, and the name too while it still leads there. */
 export function stopServing(server: Server, path: string): void {
   server.close();
-  rmSync(path, { force: true });
+  try {
+    if (readlinkSync(path) === basename(ownSocketPath(path, process.pid))) rmSync(path, { force: true });
+  } catch {
+    // Gone, or not a link of ours: another process answers there now.
+  }
+}
+
+/** The sockets left by processes that were killed while answering for the name `path` (their pid gone). */
+function removeDeadSockets(path: string): void {
+  const prefix = `${basename(path)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = Number(name.slice(prefix.length));
+    if (!name.startsWith(prefix) || !Number.isInteger(pid) || pid <= 0 || alive(pid)) continue;
+    rmSync(join(dirname(path), name), { force: true });
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === "EPERM";
+  }
 }
 
 /**

@@ -11,9 +11,9 @@
 // trusted only from a socket and a folder this user owns that nobody else may write: an
 // answer that left a change out would make a snapshot miss it.
 import { createHash } from "node:crypto";
-import { lstatSync, realpathSync } from "node:fs";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 
 /** The protocol's version: a watcher of another one is not asked. */
 export const HINT_VERSION = 1;
@@ -51,17 +51,25 @@ export interface HintRequest {
 /** The answer: the paths (relative, "/"-separated), or why the watcher cannot say. */
 export type HintAnswer = { readonly v: number; readonly paths: readonly string[] } | { readonly v: number; readonly unknown: string };
 
-/** Whether `path` is this user's socket in a folder of this user's that nobody else may write. */
-function ownSocket(path: string, dir: string): boolean {
+/**
+ * The socket answering at `path`, if it is this user's, in a folder of this user's that
+ * nobody else may write: `path` is a link (the user's own) to a socket of the answering
+ * process beside it (`<name>.<pid>`, domains/watch/change-log.ts `serveHints`).
+ */
+function ownSocket(path: string, dir: string): string | undefined {
   const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
-  if (uid === undefined) return false;
+  if (uid === undefined) return undefined;
   try {
-    const s = lstatSync(path, { throwIfNoEntry: false });
-    if (s?.isSocket() !== true || s.uid !== uid) return false;
+    const link = lstatSync(path, { throwIfNoEntry: false });
+    if (link?.isSymbolicLink() !== true || link.uid !== uid) return undefined;
+    const target = readlinkSync(path);
+    if (!target.startsWith(`${basename(path)}.`) || !/^\d+$/.test(target.slice(basename(path).length + 1))) return undefined;
+    const socket = join(dir, target);
+    const s = lstatSync(socket);
     const d = lstatSync(dir);
-    return d.isDirectory() && d.uid === uid && (d.mode & 0o022) === 0;
+    return s.isSocket() && s.uid === uid && d.isDirectory() && d.uid === uid && (d.mode & 0o022) === 0 ? socket : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
@@ -77,7 +85,8 @@ export async function askWatcher(root: string, since: number, ignore: readonly s
   } catch {
     return undefined;
   }
-  if (!ownSocket(path, watchDir())) return undefined;
+  const socketPath = ownSocket(path, watchDir());
+  if (socketPath === undefined) return undefined;
   const { createConnection } = await import("node:net");
   return new Promise((resolve) => {
     let text = "";
@@ -89,7 +98,7 @@ export async function askWatcher(root: string, since: number, ignore: readonly s
       socket.destroy();
       resolve(paths);
     };
-    const socket = createConnection(path);
+    const socket = createConnection(socketPath);
     const timer = setTimeout(() => finish(undefined), ANSWER_MS);
     socket.setEncoding("utf8");
     socket.on("error", () => finish(undefined));
