@@ -396,6 +396,43 @@ function hookRow(p: Pair): Promise<void> {
  * untimed first round records an edit after that.
  */
 async function watchedHookRow(p: Pair): Promise<void> {
+  await withWatcher(p, async () => {
+    await hookRowOf(
+      p,
+      "hook with `forge watch --files` running: `forge hook post-edit` (the same payload; the watcher names the files changed)",
+      "one edit",
+      () => editRound(p),
+    );
+    // The row measured hooks that took the watcher's word: one more, untimed, says so.
+    const r = editRound(p);
+    r.apply(p.forge);
+    r.apply(p.git);
+    const traced = run(NODE, [FORGE_BIN, "hook", "post-edit"], { cwd: p.forge, env: { ...HOOK_ENV, FORGE_TRACE: "1" }, input: r.payload });
+    expect(WATCHER_USED.test(traced.stderr), "forge hook post-edit with forge watch running", "it did not take the watcher's paths");
+    for (const args of r.record) git(p.git, [...args]);
+  });
+}
+
+/** The status row again with `forge watch --files` running in Forge's copy, after an edit recorded once its word counts. */
+async function watchedStatusRow(p: Pair, reps: number): Promise<void> {
+  await withWatcher(p, async () => {
+    const r = editRound(p);
+    r.apply(p.forge);
+    r.apply(p.git);
+    forge(p.forge, ["files", "snapshot", "watched"]);
+    for (const args of r.record) git(p.git, [...args]);
+    await statusRow(p, reps, false, "with `forge watch --files` running");
+  });
+}
+
+const WATCHER_USED = /watch: changed paths from the watcher/;
+
+/**
+ * Runs `fn` with `forge watch --files` running in Forge's copy (it takes no snapshot of its
+ * own: `--quiet-period 1h --rescan off`), from two and a half seconds after it started: the
+ * first walk its word counts for begins two seconds after its watches were set.
+ */
+async function withWatcher(p: Pair, fn: () => Promise<void>): Promise<void> {
   const args = ["watch", "--files", "--every", "1h", "--quiet-period", "1h", "--rescan", "off", "--json"];
   const child = spawn(NODE, [FORGE_BIN, ...args], { cwd: p.forge, env: HOOK_ENV, stdio: ["ignore", "pipe", "pipe"] });
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
@@ -409,20 +446,8 @@ async function watchedHookRow(p: Pair): Promise<void> {
       });
       void exited.then((code) => reject(new Error(`forge watch exited (${code}) before it started`)));
     });
-    await new Promise((r) => setTimeout(r, 2500));
-    await hookRowOf(
-      p,
-      "hook with `forge watch --files` running: `forge hook post-edit` (the same payload; the watcher names the files changed)",
-      "one edit",
-      () => editRound(p),
-    );
-    // The row measured hooks that took the watcher's word: one more, untimed, says so.
-    const r = editRound(p);
-    r.apply(p.forge);
-    r.apply(p.git);
-    const traced = run(NODE, [FORGE_BIN, "hook", "post-edit"], { cwd: p.forge, env: { ...HOOK_ENV, FORGE_TRACE: "1" }, input: r.payload });
-    expect(/watch: changed paths from the watcher/.test(traced.stderr), "forge hook post-edit with forge watch running", "it did not take the watcher's paths");
-    for (const args of r.record) git(p.git, [...args]);
+    await sleep(2500);
+    await fn();
   } finally {
     child.kill("SIGTERM");
     await exited;
@@ -463,10 +488,15 @@ function deletedFileHookRow(p: Pair): Promise<void> {
 }
 
 /** Status with 10 files changed (and settled), then both record the change (untimed). */
-async function statusRow(p: Pair, reps: number, target: boolean): Promise<void> {
+async function statusRow(p: Pair, reps: number, target: boolean, running?: string): Promise<void> {
   const k = CONFIG.changed;
   editBoth(p, k);
   await sleep(CONFIG.settleMs);
+  if (running !== undefined) {
+    // The row measures statuses that take the watcher's word: one, untimed, says so.
+    const traced = run(NODE, [FORGE_BIN, "files", "status"], { cwd: p.forge, env: { ...HOOK_ENV, FORGE_TRACE: "1" } });
+    expect(WATCHER_USED.test(traced.stderr), `forge files status ${running}`, "it did not take the watcher's paths");
+  }
   const [f, g, n] = (await interleave(reps, [
     () => {
       const r = forge(p.forge, ["files", "status"]);
@@ -481,7 +511,7 @@ async function statusRow(p: Pair, reps: number, target: boolean): Promise<void> 
     () => nodeStart(p.forge),
   ])) as [Summary, Summary, Summary];
   timingRow(
-    `\`forge files status\`, ${count(p.files)} files, ${k} changed · anchor \`git status --porcelain\``,
+    `\`forge files status\`${running === undefined ? "" : ` ${running}`}, ${count(p.files)} files, ${k} changed · anchor \`git status --porcelain\``,
     f,
     g,
     target ? { text: "≤ git + node + 30 ms", limit: g.median + n.median + 30 } : undefined,
@@ -640,6 +670,7 @@ async function main(): Promise<void> {
         bigFirst.git,
       );
       await statusRow(q, CONFIG.bigStatusReps, false);
+      await watchedStatusRow(q, CONFIG.bigStatusReps);
       await restoreRow(q, CONFIG.bigRestoreReps, false);
     }
   } finally {
@@ -665,7 +696,7 @@ async function main(): Promise<void> {
     ...[
       `Every Forge figure is a whole \`node bin/forge.js …\` process from this checkout (${dist}), spawn to exit, run in the workspace (its store found through \`forge init\`'s .forge/); every anchor a whole process too. Forge and its anchor alternate (each goes first in turn; \`node -e 0\` rotates with them where a target counts it), after one untimed round; medians. A target's bound is computed from the same run's medians.`,
       `Tree: ../shared/checks/cold-paths's generator, ${CONFIG.folders} folders × ${CONFIG.perFolder} files of 1–8 KB of text (${BIG ? `and ${CONFIG.bigFolders} folders × ${CONFIG.perFolder} for the big-tree rows` : "no big-tree rows in this run"}). Forge works in its own copy, a git work tree committed once before \`forge init\` (so it takes the tracked files from git's index, as in a user's repository), where no git command runs afterwards; git in its own repository. Every edit (a line inserted in the middle of a file) is made to both copies.`,
-      `Hook: Claude Code's PostToolUse JSON on stdin (tool Edit, file_path the edited file), the file written just before the process starts; \`forge hook post-edit\` records it as the agent's edit and snapshots the workspace (FORGE_HOOK_STRICT=1 so a failure would show; after the rounds nothing is left unsnapshotted). Git's side writes the same bytes to the same file, runs \`git status --porcelain\` (which must list one file) and then commits it untimed, so each round has one file changed. The hook after a new file: the same with tool Write and a file created (~430 bytes, each round in another folder); git's side adds and commits it untimed. The hook after a file deleted: a Bash \`rm\` of a file both sides made and recorded untimed just before (each round in another folder); git's side deletes the same file, runs status (one line) and commits the deletion untimed. The hook with \`forge watch --files\` running: the first hook row again while a watcher (\`--quiet-period 1h --rescan off\`: it takes no snapshot of its own) follows Forge's copy; each hook asks it over its socket which files changed since the last snapshot's walk and lstat's only those (no watcher: every file).`,
+      `Hook: Claude Code's PostToolUse JSON on stdin (tool Edit, file_path the edited file), the file written just before the process starts; \`forge hook post-edit\` records it as the agent's edit and snapshots the workspace (FORGE_HOOK_STRICT=1 so a failure would show; after the rounds nothing is left unsnapshotted). Git's side writes the same bytes to the same file, runs \`git status --porcelain\` (which must list one file) and then commits it untimed, so each round has one file changed. The hook after a new file: the same with tool Write and a file created (~430 bytes, each round in another folder); git's side adds and commits it untimed. The hook after a file deleted: a Bash \`rm\` of a file both sides made and recorded untimed just before (each round in another folder); git's side deletes the same file, runs status (one line) and commits the deletion untimed. The hook with \`forge watch --files\` running: the first hook row again while a watcher (\`--quiet-period 1h --rescan off\`: it takes no snapshot of its own) follows Forge's copy; each hook asks it over its socket which files changed since the last snapshot's walk and lstat's only those (no watcher: every file). On the big tree, the status row again with such a watcher running, after an edit recorded two and a half seconds after it started (the first walk its word counts for); each such row checks once, untimed, that the command took the watcher's paths.`,
       `Status, re-snapshot and restore: ${CONFIG.changed} files edited in both copies, then ${CONFIG.settleMs} ms of quiet so neither Forge's stat cache nor git's index sees them as racy. Status runs repeat on the same change. Re-snapshot rounds each edit ${CONFIG.changed} other files; git's side is two processes (\`add -A\`, \`commit -q\`), times summed. Restore: states A and B (${CONFIG.changed} files apart) recorded by both, then B → A, A → B, … (\`forge files restore\` takes a safety snapshot, writes the files and records the result; \`git checkout -q SHA\` moves a detached HEAD); the files are compared after each round.`,
       `First snapshot: fresh copies each time (page cache warm: just copied), Forge's with the committed .git.${BIG ? ` The big-tree rows: the first snapshot once each, status and restore ${CONFIG.bigStatusReps} and ${CONFIG.bigRestoreReps} rounds.` : ""}`,
       `Git: GIT_CONFIG_NOSYSTEM=1, a fixed author and committer (as the check), gc.auto=0 and maintenance.auto=false (no background packing mid-run; the repositories keep loose objects).`,
