@@ -2,12 +2,11 @@
 // watcher's pid, host and start time. A watcher that was killed (SIGKILL, a crash) leaves
 // its lock behind; the next one finds the pid dead (or given to another process since)
 // and takes the lock over.
-import { createHash } from "node:crypto";
 import { mkdirSync, realpathSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ForgeError } from "../../core/errors.js";
 import { FileLock, type LockOwner } from "../../core/file-lock.js";
+import { rootKey, watchDir } from "../workspace/watch-hint.js";
 
 /**
  * Where watch locks live by default: a folder of the user's in the system's temporary
@@ -15,8 +14,7 @@ import { FileLock, type LockOwner } from "../../core/file-lock.js";
  * stores) and by the workspace folder's real path.
  */
 export function defaultLockDir(): string {
-  const uid = typeof process.getuid === "function" ? process.getuid() : "user";
-  return join(tmpdir(), `forge-${uid}`, "watch");
+  return watchDir(); // where the watchers' hint sockets are too
 }
 
 export interface WatchTarget {
@@ -46,7 +44,7 @@ export class WatchLocks {
     const wanted: [FileLock, string][] = [[new FileLock(join(dir, `session-${target.session.id}.lock`), { info }), `session "${target.session.name}"`]];
     if (target.root !== undefined) {
       const real = realpathSync(target.root);
-      const key = createHash("sha256").update(real).digest("hex").slice(0, 32);
+      const key = rootKey(real); // the name of its hint socket too
       wanted.push([new FileLock(join(dir, `files-${key}.lock`), { info }), `the workspace ${real}`]);
     }
     const held: FileLock[] = [];
