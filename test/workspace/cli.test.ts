@@ -228,9 +228,12 @@ describe("forge files", () => {
     expect(log).toMatch(/\[safety\]/);
     expect(log).toMatch(/\[restore\]/);
 
-    // The printed command undoes it.
+    // The printed command undoes it. The files are as the restore left them (HEAD): HEAD, not a second safety snapshot, undoes that.
+    const restored = json<{ snapshots: CheckpointJson[] }>(forge(root, ["files", "log", "--json", "-n", "1"])).snapshots[0] as CheckpointJson;
     const undo = ok(forge(root, ["files", "restore", m?.[3] ?? ""]));
     expect(undo).toMatch(/^2 written, 0 deleted$/m);
+    expect(undo).toContain(`the state before the restore is snapshot #${restored.seq} ${restored.id}`);
+    expect(ok(forge(root, ["files", "log"])).match(/\[safety\]/g)).toHaveLength(1);
     expect(walkTree(root)).toEqual(changed);
     expect(m?.[2]).toMatch(/^[0-9A-Z]{26}$/);
 

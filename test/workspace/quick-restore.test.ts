@@ -128,12 +128,16 @@ describe("a whole restore", () => {
     }
   }
 
-  it("writes nothing and records the same tree when the files are the target's already", async () => {
+  it("writes nothing and records the same tree when the files are the target's already; HEAD, unchanged, undoes it", async () => {
     const { b, regular, a } = await bench();
     const wanted = contents(b.root, regular);
+    const head = await b.ws.session.head();
     const r = await (await b.open()).restore(a.id);
     expect(r.written).toEqual([]);
-    expect(r.safety?.filesRoot).toBe(a.filesRoot);
+    // The files held no change since HEAD: no safety snapshot, HEAD is the state before.
+    expect(r.safety).toBeNull();
+    expect(r.undo?.snapshot.id).toBe(head.checkpoint?.id);
+    expect(r.undo?.snapshot.filesRoot).toBe(a.filesRoot);
     expect(r.restored?.filesRoot).toBe(a.filesRoot);
     expect(contents(b.root, regular)).toEqual(wanted);
     expect(keptWithStats(b, a.filesRoot)).toBe(true);

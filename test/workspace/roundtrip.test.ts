@@ -379,7 +379,9 @@ describe("undoing a restore", () => {
     expect(walkTree(root, skipForgeAndNestedGit)).not.toEqual(beforeRestore);
 
     const undo = await ws.restore(safety.id);
-    expect(undo.safety).not.toBeNull();
+    // The files were as the restore left them (HEAD): no second safety snapshot, HEAD undoes the undo.
+    expect(undo.safety).toBeNull();
+    expect(undo.undo?.snapshot.id).toBe(r.restored?.id);
     expect(walkTree(root, skipForgeAndNestedGit)).toEqual(beforeRestore);
   });
 

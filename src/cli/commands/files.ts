@@ -172,9 +172,11 @@ export function filesCommand(): Command {
         println(`${r.dryRun ? "dry run: " : ""}${r.written.length} written, ${r.deleted.length} deleted`);
         if (r.dryRun) return;
         if (!r.partial) {
-          if (r.safety)
+          // The safety snapshot, or HEAD when the files held no changes since it.
+          const before = r.undo?.snapshot;
+          if (before)
             println(
-              `the state before the restore is snapshot ${c.bold(`#${r.safety.seq}`)} ${c.yellow(r.safety.id)}: \`forge files restore ${shortId(r.safety.id)}\` undoes this`,
+              `the state before the restore is snapshot ${c.bold(`#${before.seq}`)} ${c.yellow(before.id)}: \`forge files restore ${shortId(before.id)}\` undoes this`,
             );
           return;
         }

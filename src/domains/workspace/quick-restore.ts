@@ -167,6 +167,8 @@ export function restoredTree(root: string, cols: TreeColumns, now: QuickTree, pl
 /** What a quick restore needs of the workspace. */
 export interface RestoreHost {
   readonly objects: ObjectStore;
+  /** HEAD: the snapshot whose tree the kept columns hold. */
+  readonly head: Checkpoint;
   /** Runs `write` with the store's gc epoch, from the start again if a gc ran meanwhile (Store.withGcEpoch). */
   withGcEpoch<T>(write: (epoch: number) => Promise<T>): Promise<T>;
   /** Commits and records the quick snapshot `q` of the kept columns (workspace.ts `#commitQuick`). */
@@ -178,7 +180,8 @@ export interface RestoreHost {
 /**
  * Restores the whole work tree to `checkpoint`'s files when only file contents differ
  * (`found`: the comparison by stats against the kept columns `cols`, HEAD's tree): the state
- * before is recorded as the safety snapshot, the files written, the result recorded as HEAD.
+ * before is recorded as the safety snapshot (unless it is HEAD's: HEAD then undoes the
+ * restore, as after a partial one), the files written, the result recorded as HEAD.
  * Undefined, with nothing written or recorded, when the trees must be planned whole.
  */
 export async function quickRestore(
@@ -196,6 +199,8 @@ export async function quickRestore(
     const plan = now && (await planQuickRestore(root, cols, now, target, host.objects));
     mark("restore: planned against the kept columns");
     if (!now || !plan) return undefined;
+    // Nothing changed since HEAD (the usual case when a hook snapshots every edit): HEAD is the state before.
+    if (now.root === host.head.filesRoot) return { now, plan, safety: null };
     return { now, plan, safety: await host.commit(now, `before restoring ${label}`, [], { safety: true, followed: true, epoch }) };
   });
   if (taken === undefined) return undefined;
@@ -208,7 +213,7 @@ export async function quickRestore(
   const written = plan.writes.map((w) => w.path).sort(walkOrder); // as the whole restore lists them: the walk's order
   // The files the target holds without their content, as the whole restore lists them (the plan found them as the work tree has them).
   const skipped = now.tooLarge.map((path) => ({ path, why: TOO_LARGE_THEN }));
-  return { safety, restored, written, deleted: [], skipped, dryRun: false, undo: { snapshot: safety, paths: [], created: [] } };
+  return { safety, restored, written, deleted: [], skipped, dryRun: false, undo: { snapshot: safety ?? host.head, paths: [], created: [] } };
 }
 
 /** Writes the plan's files (each a new file renamed over the old, through ContainedFs: nothing outside the root). */

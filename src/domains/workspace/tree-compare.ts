@@ -161,3 +161,10 @@ export function changedUnder(a: Tree, b: Tree, filter: (path: string) => boolean
   for (const path of a.files.keys()) if (filter(path) && !b.files.has(path)) return true;
   return false;
 }
+
+/** Whether two trees hold the same files (content, type, mode) and folders (and their modes): a snapshot of one would be the other's. */
+export function sameTree(a: Tree, b: Tree): boolean {
+  if (a.files.size !== b.files.size || a.dirs.size !== b.dirs.size) return false;
+  for (const [dir, d] of b.dirs) if (a.dirs.get(dir)?.mode !== d.mode) return false;
+  return !changedUnder(a, b, () => true);
+}

@@ -55,15 +55,15 @@ export interface SnapshotResult {
 
 export interface RestoreReport {
   /**
-   * The snapshot taken first: of the whole tree, HEAD's timeline; of some paths, the session
-   * beside it ("<session>/safety"), and only when those paths held changes since HEAD. Null on
-   * a dry run, and when a partial restore needed none.
+   * The snapshot taken first, only when the files held changes since HEAD (HEAD holds them
+   * otherwise): of the whole tree, on HEAD's timeline; of some paths, in the session beside it
+   * ("<session>/safety"). Null on a dry run, and when none was needed.
    */
   readonly safety: Checkpoint | null;
   /** The snapshot recording the restored tree (HEAD moves to it); null on a dry run and for a partial restore, which leaves HEAD alone. */
   readonly restored: Checkpoint | null;
   /**
-   * How to undo it: restore `snapshot` (the safety snapshot, or HEAD when the paths held no
+   * How to undo it: restore `snapshot` (the safety snapshot, or HEAD when the files held no
    * changes since it) — only `paths` after a partial restore (none: nothing to restore) —
    * and delete `created`, the paths asked for that did not exist before. Null on a dry run
    * and when nothing changed.

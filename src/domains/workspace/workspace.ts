@@ -19,7 +19,7 @@ import { buildTree, fileKey, readFileObject, type FileInfo, type Tree } from "..
 import { Scanner, type QuickBase, type Scanned, unreadableList } from "./scanner.js";
 import type { SecretFilesOption } from "./secret-files.js";
 import { DELETED, EDITING, EditJournal } from "./edit-journal.js";
-import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativeIn, relativePaths, type FileChange } from "./tree-compare.js";
+import { applyPaths, changedUnder, compareTrees, emptyTree, pathFilter, relativeIn, relativePaths, sameTree, type FileChange } from "./tree-compare.js";
 import { KeptTrees } from "./kept-trees.js";
 import type { TreeColumns } from "./tree-cache.js";
 import { writePatchedTreeCache, writeTreeCache } from "./tree-cache-write.js";
@@ -394,11 +394,13 @@ export class Workspace {
    * no tree built; undefined, with nothing written or recorded, when that cannot say.
    */
   async #quickRestore(checkpoint: Checkpoint): Promise<RestoreReport | undefined> {
-    const cols = this.#kept.withStats((await this.session.head()).checkpoint?.filesRoot);
+    const head = (await this.session.head()).checkpoint;
+    const cols = this.#kept.withStats(head?.filesRoot);
     const found = cols && this.#scanner.compare(cols);
-    if (!cols || !found) return undefined;
+    if (!head || !cols || !found) return undefined;
     return (await import("./quick-restore.js")).quickRestore(this.root, cols, found, checkpoint, {
       objects: this.#objects,
+      head,
       withGcEpoch: (write) => this.#store.withGcEpoch(write),
       commit: async (q, message, tags, extra) => (await this.#commitQuick(cols, q, message, tags, extra)).snapshot,
       walked: async (message) => ((await this.#snapshotLoop(message, { trusted: true, tags: ["restore"] }, false)) as SnapshotResult).snapshot,
@@ -429,20 +431,18 @@ export class Workspace {
     const label = `${checkpoint.id.slice(0, 10)}${partial ? ` (${paths.map((p) => p || ".").join(", ")})` : ""}`;
     if (partial && plan.writes.length === 0 && deleted.length === 0)
       return { ...report, safety: null, restored: null, undo: null, written: [], skipped: [...plan.skipped] };
-    const base = partial ? head : null;
-    // What undoes a partial restore: HEAD, if the paths are as it has them; else the state
-    // before, kept off HEAD's timeline. The walk above is its snapshot: nothing was touched since.
-    const safety =
-      !partial || base === null || changedUnder(base.tree, scanned.tree, filter)
-        ? (
-            (await this.#snapshotLoop(
-              `before restoring ${label}`,
-              { safety: true, ...(partial && { into: await this.#safetySessionObject() }) },
-              false,
-              scanned,
-            )) as SnapshotResult
-          ).snapshot
-        : null;
+    // Undone by HEAD if the files (a partial restore's paths) are as it has them; else by a snapshot of the walk above.
+    const asHead = head !== null && (partial ? !changedUnder(head.tree, scanned.tree, filter) : sameTree(head.tree, scanned.tree));
+    const safety = asHead
+      ? null
+      : (
+          (await this.#snapshotLoop(
+            `before restoring ${label}`,
+            { safety: true, ...(partial && { into: await this.#safetySessionObject() }) },
+            false,
+            scanned,
+          )) as SnapshotResult
+        ).snapshot;
     // The files change under this object now. A partial restore records nothing after: no
     // walk limited to a hint until everything was walked again. A whole one records its
     // result at once, walking again only the folders it changed (the walk above is the base).
@@ -452,8 +452,8 @@ export class Workspace {
     if (partial) {
       // The restore is the caller's own change, not one made outside the agent.
       await this.endEdit([...applied.written, ...deleted]);
-      const undo = (safety ?? base?.checkpoint) as Checkpoint;
-      const before = safety ? scanned.tree : (base as { tree: Tree }).tree;
+      const undo = (safety ?? head?.checkpoint) as Checkpoint;
+      const before = safety ? scanned.tree : (head as { tree: Tree }).tree;
       return {
         ...report,
         safety,
@@ -466,7 +466,14 @@ export class Workspace {
     // The restore is the agent's own change: its snapshot has no unknown changes.
     const restored = ((await this.#snapshotLoop(`restored ${label}`, { trusted: true, tags: ["restore"], changed: applied.touched }, false)) as SnapshotResult)
       .snapshot;
-    return { ...report, safety, restored, written: applied.written, skipped, undo: safety && { snapshot: safety, paths: [], created: [] } };
+    return {
+      ...report,
+      safety,
+      restored,
+      written: applied.written,
+      skipped,
+      undo: { snapshot: (safety ?? head?.checkpoint) as Checkpoint, paths: [], created: [] },
+    };
   }
 
   /** The session of partial restores' safety snapshots, created when first needed. */

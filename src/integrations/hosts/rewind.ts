@@ -60,10 +60,11 @@ export async function rewindToPrompt(store: Store, root: string, forgeDir: strin
   const { openConfiguredWorkspace } = await import("../../domains/workspace/configured.js");
   const ws = await openConfiguredWorkspace(store, { root });
   const restore = await ws.restoreCheckpoint(checkpoint);
-  if (restore.safety)
+  // The snapshot of the files before: the safety snapshot, or HEAD when they held no changes since it.
+  if (restore.undo)
     writeFileAtomic(
       lastRewindPath(forgeDir),
-      `${JSON.stringify({ session: session.session, prompt, safety: restore.safety.id, at: new Date().toISOString() } satisfies LastRewind)}\n`,
+      `${JSON.stringify({ session: session.session, prompt, safety: restore.undo.snapshot.id, at: new Date().toISOString() } satisfies LastRewind)}\n`,
     );
   let transcript: RewindResult["transcript"] = null;
   let note: string | null = null;

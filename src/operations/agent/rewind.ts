@@ -15,7 +15,7 @@ export interface RewindJson {
   readonly checkpoint: CheckpointJson | null;
   readonly written: readonly string[];
   readonly deleted: readonly string[];
-  /** The snapshot of the files before this change: `forge files restore` it, or `forge rewind --undo`. */
+  /** The snapshot of the files before this change (HEAD, when they held no changes since it): `forge files restore` it, or `forge rewind --undo`. */
   readonly safety: CheckpointJson | null;
   readonly transcript: { readonly path: string; readonly sessionId: string; readonly resume: string } | null;
   readonly note: string | null;
@@ -46,7 +46,7 @@ export const agentRewindOperation = defineOperation({
         checkpoint: r.restore.restored ? checkpointJson(r.restore.restored) : null,
         written: [...r.restore.written],
         deleted: [...r.restore.deleted],
-        safety: r.restore.safety ? checkpointJson(r.restore.safety) : null,
+        safety: r.restore.undo ? checkpointJson(r.restore.undo.snapshot) : null,
         transcript: null,
         note: null,
       };
@@ -64,7 +64,7 @@ export const agentRewindOperation = defineOperation({
       checkpoint: checkpointJson(r.checkpoint),
       written: [...r.restore.written],
       deleted: [...r.restore.deleted],
-      safety: r.restore.safety ? checkpointJson(r.restore.safety) : null,
+      safety: r.restore.undo ? checkpointJson(r.restore.undo.snapshot) : null,
       transcript: r.transcript,
       note: r.note,
     };

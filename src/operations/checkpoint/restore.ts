@@ -11,7 +11,7 @@ export interface FilesRestoreJson {
   readonly written: readonly string[];
   readonly deleted: readonly string[];
   readonly skipped: readonly { readonly path: string; readonly why: string }[];
-  /** The snapshot taken first, which undoes the restore (null on a dry run). */
+  /** The snapshot of the files before, which undoes the restore: the one taken first, or HEAD when they held no changes since it (null on a dry run). */
   readonly safety: CheckpointJson | null;
 }
 
@@ -58,7 +58,12 @@ export const restoreOperation = defineOperation({
       head: r.head,
       discarded: r.discarded.map(checkpointJson),
       state: await session.state(r.checkpoint.id),
-      files: files && { written: files.written, deleted: files.deleted, skipped: files.skipped, safety: files.safety ? checkpointJson(files.safety) : null },
+      files: files && {
+        written: files.written,
+        deleted: files.deleted,
+        skipped: files.skipped,
+        safety: files.undo ? checkpointJson(files.undo.snapshot) : null,
+      },
     };
   },
 });

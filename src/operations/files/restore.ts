@@ -25,7 +25,7 @@ export const filesRestoreOperation = defineOperation({
   name: "files_restore",
   title: "Restore the workspace's files",
   description:
-    'CHANGES FILES ON DISK. Rewrites the workspace (or only `paths`) to a snapshot: changed files are rewritten, files that did not exist then are DELETED, ignored files are left alone. The whole workspace: the current files are snapshotted first (`safety`) and the result is recorded as a snapshot, so HEAD moves. Only `paths` (each must be in the snapshot): HEAD stays and nothing is recorded on the timeline, except that if those paths held changes since the last snapshot the current files are first kept as a safety snapshot in the session "<session>/safety". `undo` says how to undo it either way. `dryRun: true` lists what would change without changing anything.',
+    'CHANGES FILES ON DISK. Rewrites the workspace (or only `paths`) to a snapshot: changed files are rewritten, files that did not exist then are DELETED, ignored files are left alone. The whole workspace: the current files are snapshotted first (`safety`) when they differ from the last snapshot, and the result is recorded as a snapshot, so HEAD moves. Only `paths` (each must be in the snapshot): HEAD stays and nothing is recorded on the timeline, except that if those paths held changes since the last snapshot the current files are first kept as a safety snapshot in the session "<session>/safety". `undo` says how to undo it either way. `dryRun: true` lists what would change without changing anything.',
   effect: "destructive",
   input: (z) => ({
     ref: z.string().min(1).describe("the snapshot"),
