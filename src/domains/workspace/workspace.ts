@@ -443,6 +443,7 @@ export class Workspace {
             scanned,
           )) as SnapshotResult
         ).snapshot;
+    const undone = (safety ?? head?.checkpoint) as Checkpoint;
     // The files change under this object now. A partial restore records nothing after: no
     // walk limited to a hint until everything was walked again. A whole one records its
     // result at once, walking again only the folders it changed (the walk above is the base).
@@ -452,7 +453,6 @@ export class Workspace {
     if (partial) {
       // The restore is the caller's own change, not one made outside the agent.
       await this.endEdit([...applied.written, ...deleted]);
-      const undo = (safety ?? head?.checkpoint) as Checkpoint;
       const before = safety ? scanned.tree : (head as { tree: Tree }).tree;
       return {
         ...report,
@@ -460,20 +460,13 @@ export class Workspace {
         restored: null,
         written: applied.written,
         skipped,
-        undo: { snapshot: undo, paths: paths.filter((p) => holds(before, p)), created: paths.filter((p) => !holds(before, p)) },
+        undo: { snapshot: undone, paths: paths.filter((p) => holds(before, p)), created: paths.filter((p) => !holds(before, p)) },
       };
     }
     // The restore is the agent's own change: its snapshot has no unknown changes.
     const restored = ((await this.#snapshotLoop(`restored ${label}`, { trusted: true, tags: ["restore"], changed: applied.touched }, false)) as SnapshotResult)
       .snapshot;
-    return {
-      ...report,
-      safety,
-      restored,
-      written: applied.written,
-      skipped,
-      undo: { snapshot: (safety ?? head?.checkpoint) as Checkpoint, paths: [], created: [] },
-    };
+    return { ...report, safety, restored, written: applied.written, skipped, undo: { snapshot: undone, paths: [], created: [] } };
   }
 
   /** The session of partial restores' safety snapshots, created when first needed. */
