@@ -2,7 +2,7 @@
 // patchInPlace): the file must then hold exactly the tree and stats a whole write would, and a
 // file that changed under the patch (another process, a crash between the writes) must never be
 // trusted — a status then says what a walk says.
-import { lstatSync, readFileSync, writeFileSync } from "node:fs";
+import { lstatSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { readTree, type Tree } from "../../src/objects/file-tree.js";
 import { readTreeColumns, treeFromColumns } from "../../src/domains/workspace/tree-cache.js";
@@ -92,6 +92,34 @@ describe("tree cache written in place", () => {
     expect(sorted(treeFromColumns(cols as NonNullable<typeof cols>) as Tree)).toEqual(
       sorted(await readTree(b.store.objects, two.snapshot.filesRoot as string)),
     );
+  });
+
+  it("reshaped by files that came and went, is written over the same file, longer or shorter, and holds the tree a walk gives", async () => {
+    const b = await bigBench();
+    const ino = lstatSync(cachePath(b.root)).ino;
+    const check = async (label: string, names: string[]) => {
+      const before = readFileSync(cachePath(b.root)).length;
+      const r = await (await b.open()).snapshot(label);
+      expect(r.changes.map((c) => c.path).sort()).toEqual(names.sort());
+      const root = r.snapshot.filesRoot as string;
+      const cols = readTreeColumns(cachePath(b.root), root);
+      expect(cols?.stats).toBeDefined(); // its checksum holds, and it is this snapshot's
+      expect(sorted(treeFromColumns(cols as NonNullable<typeof cols>) as Tree)).toEqual(sorted(await readTree(b.store.objects, root)));
+      expect(lstatSync(cachePath(b.root)).ino).toBe(ino); // written over, not replaced
+      return readFileSync(cachePath(b.root)).length - before;
+    };
+    // Paths all ASCII (their places taken from the columns' strings), then one that is not (found NUL by NUL).
+    put(b.root, "d1/new-a.txt", "a\n");
+    put(b.root, "d2/new-b.txt", "b\n");
+    expect(await check("grown", ["d1/new-a.txt", "d2/new-b.txt"])).toBeGreaterThan(0);
+    put(b.root, "d4/café-ü.txt", "c\n");
+    expect(await check("grown again", ["d4/café-ü.txt"])).toBeGreaterThan(0);
+    for (const p of ["d1/new-a.txt", "d2/new-b.txt", "d5/f5.txt", "d6/f6.txt"]) rmSync(`${b.root}/${p}`);
+    expect(await check("shrunk", ["d1/new-a.txt", "d2/new-b.txt", "d5/f5.txt", "d6/f6.txt"])).toBeLessThan(0);
+    put(b.root, "d8/f8.txt", "changed 8\n");
+    const status = await (await b.open()).status();
+    expect(status.changes.map((c) => c.path)).toEqual(["d8/f8.txt"]);
+    expect(status).toEqual(await walkedStatus(b));
   });
 
   it("a patch with no other writer gives the file exactly the new bytes", async () => {
