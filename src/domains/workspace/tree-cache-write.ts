@@ -55,6 +55,25 @@ export type Edit = readonly [at: number, bytes: Uint8Array];
  * is read from the store as when there is no cache, until a snapshot writes it whole again.
  */
 export function patchInPlace(path: string, was: Buffer, edits: readonly Edit[]): boolean {
+  return inPlace(path, (fd) => {
+    if (fstatSync(fd).size !== was.length) return false;
+    writeEdits(fd, edits);
+    return true;
+  });
+}
+
+/** `buf` written over the file at `path` as `patchInPlace` writes: after the header, its length, the header (the checksum) last. False when there is no such file. */
+function overwrite(path: string, buf: Buffer): boolean {
+  return inPlace(path, (fd) => {
+    writeEdits(fd, [[HEADER, buf.subarray(HEADER)]]);
+    if (fstatSync(fd).size > buf.length) ftruncateSync(fd, buf.length);
+    writeEdits(fd, [[0, buf.subarray(0, HEADER)]]);
+    return true;
+  });
+}
+
+/** `write` on the file at `path` opened for writing in place; false when it cannot be opened. */
+function inPlace(path: string, write: (fd: number) => boolean): boolean {
   let fd: number;
   try {
     fd = openSync(path, "r+");
@@ -62,31 +81,16 @@ export function patchInPlace(path: string, was: Buffer, edits: readonly Edit[]):
     return false;
   }
   try {
-    if (fstatSync(fd).size !== was.length) return false;
-    for (const [at, bytes] of edits) if (at >= HEADER) writeAll(fd, bytes, at);
-    for (const [at, bytes] of edits) if (at < HEADER) writeAll(fd, bytes, at);
-    return true;
+    return write(fd);
   } finally {
     closeSync(fd);
   }
 }
 
-/** `buf` written over the file at `path`: its bytes after the header, its length, then the header (the checksum) last. False when there is no such file. */
-function overwrite(path: string, buf: Buffer): boolean {
-  let fd: number;
-  try {
-    fd = openSync(path, "r+");
-  } catch {
-    return false;
-  }
-  try {
-    writeAll(fd, buf.subarray(HEADER), HEADER);
-    if (fstatSync(fd).size > buf.length) ftruncateSync(fd, buf.length);
-    writeAll(fd, buf.subarray(0, HEADER), 0);
-    return true;
-  } finally {
-    closeSync(fd);
-  }
+/** `edits` written into the file, those past the header first and those to it (the checksum) last. */
+function writeEdits(fd: number, edits: readonly Edit[]): void {
+  for (const [at, bytes] of edits) if (at >= HEADER) writeAll(fd, bytes, at);
+  for (const [at, bytes] of edits) if (at < HEADER) writeAll(fd, bytes, at);
 }
 
 function writeAll(fd: number, bytes: Uint8Array, at: number): void {
