@@ -2,7 +2,7 @@
 // does on both cores (workspace/walk.ts `hashShared` on the main thread, compress-worker.ts
 // on the worker), written once.
 import { ForgeError } from "../core/errors.js";
-import { readBlob } from "./blob-read.js";
+import { readBlob, type ReadScratch } from "./blob-read.js";
 import { pack } from "./codec.js";
 import { blobObjects } from "./file-tree.js";
 import type { Hash } from "./hash.js";
@@ -24,10 +24,12 @@ export function readAndPack(
   const files: FileRead[] = [];
   const objects: { hash: Hash; data: Uint8Array }[] = [];
   const seen = new Set<Hash>();
+  // Each file's raw bytes are packed (copied) before the next is read: one buffer serves them all.
+  const scratch: ReadScratch = { buf: undefined };
   for (const [i, path] of paths.entries()) {
     let blob: Buffer;
     try {
-      blob = readBlob(path, sizes[i] as number);
+      blob = readBlob(path, sizes[i] as number, scratch);
     } catch (e) {
       const err = e as NodeJS.ErrnoException;
       files.push({ error: err.code ?? err.message });
