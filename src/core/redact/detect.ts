@@ -5,6 +5,7 @@
 // UUIDs taken for a generic key are never secrets.
 import { GITLEAKS_GLOBAL_ALLOW, GITLEAKS_RULES } from "./gitleaks-rules.js";
 import { FORGE_RULES } from "./forge-rules.js";
+import { KeywordFinder } from "./keyword-finder.js";
 import type { GitleaksRule, RuleAllowlist } from "./rule-types.js";
 
 /** One secret in a string: where it is (UTF-16 offsets) and the rule that found it. */
@@ -32,8 +33,8 @@ export interface RuleSet {
   readonly rules: readonly CompiledRule[];
   /** Every keyword, and the rules that name it. */
   readonly byKeyword: ReadonlyMap<string, readonly CompiledRule[]>;
-  /** One global regex finding every keyword in lower-cased text. */
-  readonly keywordScan: RegExp;
+  /** Finds every keyword in lower-cased text: at each place, the longest one there. */
+  readonly keywords: KeywordFinder;
   readonly global: CompiledAllow;
 }
 
@@ -50,8 +51,6 @@ const HASH_OR_UUID = /^(?:[0-9a-f]{40}|[0-9a-f]{64}|[0-9A-F]{40}|[0-9A-F]{64}|[0
 const SECRETISH_KEY = /passw|secret|private|pwd/i;
 const GENERIC = new Set(["generic-api-key", "password-assignment"]);
 
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
-
 function compileAllow(a: RuleAllowlist): CompiledAllow {
   return { target: a.target ?? "secret", regexes: (a.regexes ?? []).map((r) => new RegExp(r)), stopwords: a.stopwords ?? [] };
 }
@@ -67,11 +66,11 @@ export function buildRuleSet(): RuleSet {
       own.set(k, list);
     }
   }
-  // The scan finds the longest keyword at each place; it stands for every keyword inside it.
+  // The finder gives the longest keyword at each place; it stands for every keyword inside it.
   const words = [...own.keys()].sort((a, b) => b.length - a.length);
   const byKeyword = new Map<string, CompiledRule[]>();
   for (const k of words) byKeyword.set(k, [...new Set(words.filter((w) => k.includes(w)).flatMap((w) => own.get(w) ?? []))]);
-  return { rules, byKeyword, keywordScan: new RegExp(words.map(escapeRegex).join("|"), "g"), global: compileAllow(GITLEAKS_GLOBAL_ALLOW) };
+  return { rules, byKeyword, keywords: new KeywordFinder(words), global: compileAllow(GITLEAKS_GLOBAL_ALLOW) };
 }
 
 /** Shannon entropy of `s`, in bits a character. */
@@ -100,16 +99,14 @@ export function detect(set: RuleSet, text: string, options: DetectOptions = {}):
   const lower = text.toLowerCase();
   // Which rules have a keyword here, and where the keywords are.
   const where = new Map<CompiledRule, number[]>();
-  set.keywordScan.lastIndex = 0;
-  for (let m = set.keywordScan.exec(lower); m !== null; m = set.keywordScan.exec(lower)) {
-    for (const r of set.byKeyword.get(m[0]) ?? []) {
+  // Keywords may overlap ("sk" inside "sk-ant-api03"): every place is looked at.
+  set.keywords.find(lower, (keyword, index) => {
+    for (const r of set.byKeyword.get(keyword) ?? []) {
       const at = where.get(r);
-      if (at === undefined) where.set(r, [m.index]);
-      else at.push(m.index);
+      if (at === undefined) where.set(r, [index]);
+      else at.push(index);
     }
-    // Keywords may overlap ("sk" inside "sk-ant-api03"): look again one character on.
-    set.keywordScan.lastIndex = m.index + 1;
-  }
+  });
   if (where.size === 0) return [];
   const dataUris = dataUriSpans(text);
   const found: Finding[] = [];
