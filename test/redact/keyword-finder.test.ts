@@ -80,7 +80,7 @@ describe("the detector's keyword finder", () => {
 
   it("falls back to a regex for keywords its tables do not hold, finding the same", () => {
     const odd = new KeywordFinder(["é-key", "k", "kk", "kkey", "sk"]);
-    const oddRegex = /é\-key|kkey|kk|sk|k/g;
+    const oddRegex = /é-key|kkey|kk|sk|k/g;
     for (const s of ["kkkey é-key sk", "", "k", "askkkeyk"]) {
       const got: [string, number][] = [];
       odd.find(s, (w, at) => got.push([w, at]));

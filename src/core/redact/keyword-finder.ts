@@ -29,7 +29,8 @@ export class KeywordFinder {
   /** `words`: lower-case keywords, found in lower-cased text. */
   constructor(words: readonly string[]) {
     const sorted = [...new Set(words)].sort((a, b) => b.length - a.length);
-    if (sorted.some((w) => w.length < 2 || !/^[\x01-\x7f]+$/.test(w) || w !== w.toLowerCase())) {
+    const fits = (w: string) => w.length >= 2 && w === w.toLowerCase() && [...w].every((ch) => codeAt(ch, 0) !== 0);
+    if (!sorted.every(fits)) {
       this.#fallback = new RegExp(sorted.map((w) => w.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&")).join("|"), "g");
       return;
     }
