@@ -4,6 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { buildRuleSet } from "../../src/core/redact/detect.js";
 import { KeywordFinder } from "../../src/core/redact/keyword-finder.js";
+import { ALPHABET as LETTERS, rng } from "./random-text.js";
 
 const set = buildRuleSet();
 const words = [...set.byKeyword.keys()];
@@ -32,17 +33,7 @@ function byFinder(finder: KeywordFinder, lower: string): [string, number][] {
   return out;
 }
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
-}
-
-const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-~:/ "{}\n\0\u017f\u212a\u0131\u0130é😀';
+const ALPHABET = `${LETTERS}\0\u0130`;
 
 describe("the detector's keyword finder", () => {
   const finder = set.keywords;

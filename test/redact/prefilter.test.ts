@@ -3,6 +3,7 @@
 // ones only with what must follow them, and nothing for characters outside ASCII that fold
 // onto a keyword's letters elsewhere (ſ, K, ı).
 import { describe, expect, it } from "vitest";
+import { ALPHABET, rng } from "./random-text.js";
 import { keywordRegex, mayHoldSecret } from "../../src/core/redact/prefilter.js";
 
 const re = keywordRegex();
@@ -11,19 +12,6 @@ const keywords = re.source
   .split("|")
   .filter((k) => !k.includes("["))
   .map((k) => k.replace(/\\(.)/g, "$1"));
-
-/** A small deterministic generator, so a failure can be run again. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
-}
-
-const ALPHABET = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-~:/ "{}\n\u017f\u212a\u0131é😀';
 
 describe("the prefilter", () => {
   it("lists keywords of three characters or more, and q~", () => {
