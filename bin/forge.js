@@ -24,13 +24,18 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
       ? async () => {
           // A command that walks the work tree has its folders listed on the other core while the CLI loads.
           const bundleDir = join(__dirname, "..", "dist", "cli-bundle");
-          const preload =
-            process.env.FORGE_NO_PRELOAD !== "1" && require(join(bundleDir, "walk-preload-start.cjs")).walksWorkTree(args)
-              ? require(join(bundleDir, "walk-preload-start.cjs")).startWalkPreload(process.cwd(), join(bundleDir, "walk-preload-worker.cjs"))
-              : undefined;
+          // Else, where the last snapshot kept its stats, GNU find lstat's the files there (stat-preload.ts).
+          let preload;
+          let statPreload;
+          if (process.env.FORGE_NO_PRELOAD !== "1" && require(join(bundleDir, "walk-preload-start.cjs")).walksWorkTree(args)) {
+            const start = require(join(bundleDir, "walk-preload-start.cjs"));
+            preload = start.startWalkPreload(process.cwd(), join(bundleDir, "walk-preload-worker.cjs"));
+            if (preload === undefined) statPreload = start.startStatPreloadIn(process.cwd());
+          }
           const { commandWords, loadBundle } = require("./code-cache.js");
           const { exports, save } = loadBundle(bundled, commandWords(args));
           exports.adoptWalkPreload?.(preload);
+          exports.adoptStatPreload?.(statPreload);
           process.exitCode = await exports.main(process.argv);
           // Each command's code cache is named by as many words as its name has ("forge files status": 2),
           // and written again after a run that went a way it was not written after.

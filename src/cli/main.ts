@@ -147,8 +147,8 @@ function configure(cmd: Command): void {
   for (const sub of cmd.commands) configure(sub);
 }
 
-/** bin/forge.js hands over the walk preload it started (domains/workspace/walk-preload.ts). */
-export { adoptWalkPreload } from "../operations/files/preload.js";
+/** bin/forge.js hands over the walk or stat preload it started (domains/workspace/walk-preload.ts, stat-preload.ts). */
+export { adoptStatPreload, adoptWalkPreload } from "../operations/files/preload.js";
 /** Which way the command went (core/trace.ts): bin/code-cache.js writes a command's cache again for a way it has not seen. */
 export { waysTaken } from "../core/trace.js";
 

@@ -20,18 +20,19 @@ import { blobObjects, type FileInfo } from "../../objects/file-tree.js";
 import { S_IFDIR, S_IFLNK, S_IFMT, S_IFREG, ST_CTIME, ST_INO, ST_MODE, ST_MTIME, ST_SIZE, inRoot, statBuffer, walkLstat } from "./fast-stat.js";
 import { gitView } from "./git-view.js";
 import { ignoreFileKey } from "./ignore-rules.js";
+import { compareFiles, keptAsIs, type StatChange } from "./quick-files.js";
 import { MAX_READS, relisted, type IgnoredNow, type NewFolder } from "./relist.js";
 export type { IgnoredNow, NewFolder } from "./relist.js";
 import { walkOrder } from "./names.js";
-import { secretByContent, type SecretFilesOption } from "./secret-files.js";
+import type { SecretFilesOption } from "./secret-files.js";
 import type { StatSignature } from "./stat-cache.js";
+import { takeStatPreload } from "./stat-preload.js";
 import { DIR_STAT, FILE_STAT, fileEntry, linkTargets, type TreeColumns } from "./tree-cache.js";
 import type { CachePatch } from "./tree-cache-write.js";
 import { withRenames, type FileChange } from "./tree-compare.js";
 
 /** A file modified this close to the walk (or after it) may have changed again unseen: hashed. */
 const RACY_MS = 1000;
-const MAX_READ_BYTES = 32 * 1024 * 1024;
 const KEY_VERSION = 1;
 
 /** The settings that decide which files a walk takes. */
@@ -100,28 +101,6 @@ function keyHolds(key: string, root: string, settings: WalkSettings): boolean {
   return was.excludes === now.excludesKey && (was.index === null || was.index === now.indexKey);
 }
 
-/** Whether the lstat in `st` is the one kept for file `j` (times, inode, mode, size), and not racy: the file is the tree's entry. */
-function keptAsIs(st: Float64Array, cols: TreeColumns, j: number, racyFrom: number): boolean {
-  const files = (cols.stats as NonNullable<TreeColumns["stats"]>).files;
-  const s = j * FILE_STAT;
-  const mtime = st[ST_MTIME] as number;
-  return (
-    mtime < racyFrom &&
-    mtime === files[s] &&
-    st[ST_CTIME] === files[s + 1] &&
-    st[ST_INO] === files[s + 2] &&
-    st[ST_MODE] === files[s + 3] &&
-    st[ST_SIZE] === cols.nums[cols.nDirs + 2 * j + 1]
-  );
-}
-
-/** A file whose stats differ from those kept: its position in the columns and its stats now. */
-export interface StatChange {
-  readonly j: number;
-  readonly path: string;
-  readonly st: StatSignature;
-}
-
 /** What comparing stats found: the files to read; the tree is otherwise the kept one. */
 export interface StatCompared {
   /** When the comparison began (ms): what the stats it took are racy against. */
@@ -187,10 +166,10 @@ export function statCompare(
   allowNames = false,
   hint?: ReadonlySet<string>,
 ): StatCompared | undefined {
-  const takenAt = Date.now();
+  let takenAt = Date.now();
   const stats = cols.stats;
   if (stats === undefined || !keyHolds(stats.key, root, settings)) return undefined;
-  const { nDirs, nFiles, strings, types } = cols;
+  const { nDirs, nFiles, strings } = cols;
   const racyFrom = stats.takenAt - RACY_MS;
   const lstat = walkLstat(root);
   const st = statBuffer();
@@ -261,39 +240,16 @@ export function statCompare(
       st: { size: st[ST_SIZE] as number, mtimeMs: st[ST_MTIME] as number, ctimeMs: st[ST_CTIME] as number, ino: st[ST_INO] as number, mode },
     });
   }
-  const files = stats.files;
   // A watcher's word on the paths changed (watch-hint.ts) spares the other files' lstat but racy ones; not if it names a kept folder.
   const hinted = hint && !strings.slice(0, nDirs).some((d) => hint.has(d)) ? hint : undefined;
-  const reads: StatChange[] = [];
-  const tooLarge: string[] = [];
-  // The files by paths relative to the root where the process allows it (fast-stat.ts).
-  const whole = inRoot(root, (base) => {
-    let readBytes = added.reduce((sum, a) => sum + a.st.size, 0);
-    for (let j = 0; j < nFiles; j++) {
-      if (gone.length > 0 && gone[j] === 1) continue;
-      const path = strings[nDirs + j] as string;
-      if (hinted !== undefined && (files[j * FILE_STAT] as number) < racyFrom && !hinted.has(path) && types[j] !== 0x78 /* x */) continue;
-      try {
-        if (!lstat(base + path, st)) return false; // deleted: its folder's times say so too, unless racy
-      } catch {
-        return false;
-      }
-      const mtime = st[ST_MTIME] as number;
-      const size = st[ST_SIZE] as number;
-      const mode = st[ST_MODE] as number;
-      const type = types[j] as number;
-      if (type === 0x78 /* x */) tooLarge.push(path);
-      if (keptAsIs(st, cols, j, racyFrom)) continue;
-      // Only a regular file's content is read here; a symlink, a file too large or unreadable, anything that changed kind: walk.
-      // So does a file whose content decides whether it is a secret file (secret-files.ts).
-      if (type !== 0x66 /* f */ || (mode & S_IFMT) !== S_IFREG || size > settings.maxFileBytes || secretByContent(path)) return false;
-      reads.push({ j, path, st: { size, mtimeMs: mtime, ctimeMs: st[ST_CTIME] as number, ino: st[ST_INO] as number, mode } });
-      readBytes += size;
-      if (reads.length + added.length > MAX_READS || readBytes > MAX_READ_BYTES) return false;
-    }
-    return true;
-  });
-  if (!whole) return undefined;
+  // Else what find judged on the other core since the process started (stat-preload.ts): no stat it judged is older than that.
+  let preload = hinted === undefined ? takeStatPreload(root) : undefined;
+  if (preload !== undefined && !preload.fits(cols.root, nFiles, racyFrom)) preload = void preload.close();
+  if (preload !== undefined) takenAt = Math.min(takenAt, preload.startedAt);
+  const addedBytes = added.reduce((sum, a) => sum + a.st.size, 0);
+  const compared = compareFiles({ root, cols, maxFileBytes: settings.maxFileBytes, racyFrom, gone, hinted, added: added.length, addedBytes, preload });
+  if (compared === undefined) return undefined;
+  const { reads, tooLarge } = compared;
   return {
     takenAt,
     reads,

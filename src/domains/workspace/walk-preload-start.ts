@@ -4,6 +4,8 @@
 import { closeSync, existsSync, openSync, readSync, statSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { MessageChannel, Worker } from "node:worker_threads";
+import { startStatPreload } from "./stat-preload-start.js";
+import type { StatPreloadHandle } from "./stat-preload.js";
 import { CTL_WORDS, type PreloadHandle } from "./walk-preload.js";
 
 /**
@@ -22,6 +24,23 @@ function keepsStats(treeCache: string): boolean {
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+}
+
+/** The folder holding the nearest .forge at or above `cwd`, as workspace roots are found; undefined when there is none. */
+export function workspaceRoot(cwd: string): string | undefined {
+  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, ".forge"))) return dir;
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+/**
+ * The stat preload (stat-preload.ts) for the workspace around `cwd`: bin/forge.js starts it
+ * where it starts no walk preload, for a tree whose cache keeps stats.
+ */
+export function startStatPreloadIn(cwd: string): StatPreloadHandle | undefined {
+  const root = workspaceRoot(cwd);
+  return root === undefined ? undefined : startStatPreload(root);
 }
 
 /** A stat cache this small (~2,000 files: ~100 bytes an entry) means a tree not worth a worker. */
@@ -49,12 +68,8 @@ export function walksWorkTree(args: readonly string[]): boolean {
  * start (the walk then does everything itself).
  */
 export function startWalkPreload(cwd: string, workerFile: string, minCacheBytes = MIN_CACHE_BYTES): PreloadHandle | undefined {
-  let root: string | undefined;
-  for (let dir = resolve(cwd); root === undefined; ) {
-    if (existsSync(join(dir, ".forge"))) root = dir;
-    else if (dirname(dir) === dir) return undefined;
-    else dir = dirname(dir);
-  }
+  const root = workspaceRoot(cwd);
+  if (root === undefined) return undefined;
   const cacheFile = join(root, ".forge", "stat-cache.bin");
   // A tree the main thread walks in a few milliseconds is not worth a worker's start.
   const size = statSync(cacheFile, { throwIfNoEntry: false })?.size;
