@@ -116,17 +116,19 @@ describe("a status that finds the kept stats out of date", () => {
     expect(lines((await status(b)).changes)).toEqual(["created d2/new.txt"]);
   });
 
-  it("leaves a file that changed, not racy, with the stats the snapshot saw", async () => {
+  it("keeps no stats for a file that changed, not racy: none kept is older than the refresh's time", async () => {
+    // The snapshot's stats of a changed file, kept past a refresh that moved the time on, would
+    // be older than the time they claim (the stat preload trusts a kept stat whose inode did not
+    // change since a second before it): NaN, so the file is read by every status until the next snapshot, as it was.
     const b = await bench();
     put(b.root, "top.txt", "top, edited\n");
     utimesSync(join(b.root, "d0/f0.txt"), HOUR_AGO_S + 60, HOUR_AGO_S + 60); // touched, not changed: read once
-    const kept = (await headColumns(b)).stats?.files.slice();
+    const kept = (await headColumns(b)).stats;
     expect(lines((await status(b)).changes)).toEqual(["modified top.txt"]);
     const now = await headColumns(b);
+    expect(now.stats?.takenAt).toBeGreaterThan(kept?.takenAt ?? Number.POSITIVE_INFINITY);
     const at = (path: string) => (now.strings.indexOf(path) - now.nDirs) * FILE_STAT;
-    expect(Array.from(now.stats?.files.subarray(at("top.txt"), at("top.txt") + FILE_STAT) ?? [])).toEqual(
-      Array.from(kept?.subarray(at("top.txt"), at("top.txt") + FILE_STAT) ?? []),
-    );
+    expect(Array.from(now.stats?.files.subarray(at("top.txt"), at("top.txt") + FILE_STAT) ?? [])).toEqual([NaN, NaN, NaN, NaN]);
     expect((await compared(b))?.reads.map((r) => r.path)).toEqual(["top.txt"]);
     expect(lines((await status(b)).changes)).toEqual(["modified top.txt"]);
     expect(readTreeColumns(cachePath(b.root), now.root)).toBeDefined();

@@ -416,10 +416,12 @@ export function quickStatus(
  * as kept, as `git status` refreshes its index: a folder listed again holding the same names
  * and a file read with the kept content take their stats now, racy against this comparison's
  * time, so what was racy against the snapshot (`.forge` made just before the first) is not
- * listed or read by every status until the next. A file read because it was racy and found
- * changed keeps NaN: against the later time its unchanged stats would pass for the kept
- * content. Undefined when nothing is out of date, or names came or went (their folders' old
- * stats keep them listed again).
+ * listed or read by every status until the next. A file found changed keeps NaN, whether
+ * its stats moved or it was racy: no kept stat may be older than the time the cache says they
+ * were taken at (against the later time a racy file's unchanged stats would pass for the kept
+ * content, and the stat preload trusts a file whose inode did not change since a second
+ * before that time: stat-preload.ts). Undefined when nothing is out of date, or names came or
+ * went (their folders' old stats keep them listed again).
  */
 function refreshedStats(cols: TreeColumns, found: StatCompared, same: readonly StatChange[], differ: readonly StatChange[]): CachePatch | undefined {
   const stats = cols.stats;
@@ -431,18 +433,8 @@ function refreshedStats(cols: TreeColumns, found: StatCompared, same: readonly S
     fileStats.set([st.mtimeMs, st.ctimeMs, st.ino, st.mode], j * FILE_STAT);
     files.push({ j, info: fileEntry(cols, j) });
   }
-  for (const { j, st } of differ) {
-    const s = j * FILE_STAT;
-    const kept = stats.files;
-    if (
-      kept[s] !== st.mtimeMs ||
-      kept[s + 1] !== st.ctimeMs ||
-      kept[s + 2] !== st.ino ||
-      kept[s + 3] !== st.mode ||
-      cols.nums[cols.nDirs + 2 * j + 1] !== st.size
-    )
-      continue;
-    fileStats.fill(Number.NaN, s, s + FILE_STAT);
+  for (const { j } of differ) {
+    fileStats.fill(Number.NaN, j * FILE_STAT, (j + 1) * FILE_STAT);
     files.push({ j, info: fileEntry(cols, j) });
   }
   const dirHashes = Array.from({ length: cols.nDirs }, (_, i) => cols.hashOf(i));
