@@ -2,7 +2,7 @@
 // find, given the tree cache's file paths, lists those whose inode changed since the kept
 // stats were taken. Bundled into walk-preload-start.cjs, so starting it costs bin/forge.js
 // one read of the tree cache, two files written and one spawn (~3 ms on 10,000 files).
-import { closeSync, existsSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readSync, statfsSync, unlinkSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { CHUNK, type StatPreloadHandle } from "./stat-preload.js";
 
@@ -31,7 +31,7 @@ interface ProcessWrap {
  * lstat's every file itself). Linux only: elsewhere find is not GNU's.
  */
 export function startStatPreload(root: string, minFiles = MIN_FILES): StatPreloadHandle | undefined {
-  if (process.platform !== "linux") return undefined;
+  if (process.platform !== "linux" || !localClock(root)) return undefined;
   const startedAt = Date.now();
   const forgeDir = join(root, ".forge");
   let plan: ReturnType<typeof pathsOf>;
@@ -97,6 +97,21 @@ export function startStatPreload(root: string, minFiles = MIN_FILES): StatPreloa
   } catch {
     for (const fd of fds) closeSync(fd);
     return undefined;
+  }
+}
+
+/**
+ * The file systems whose ctimes come from this machine's clock (`statfs` magic numbers): ext2–4,
+ * XFS, Btrfs, tmpfs, overlayfs, ZFS, F2FS. On a network file system the server's clock sets
+ * them, and one behind ours would date a change before the racy bound.
+ */
+const LOCAL_FILE_SYSTEMS = new Set([0xef53, 0x58465342, 0x9123683e, 0x01021994, 0x794c7630, 0x2fc12fc1, 0xf2f52010]);
+
+function localClock(root: string): boolean {
+  try {
+    return LOCAL_FILE_SYSTEMS.has(statfsSync(root).type);
+  } catch {
+    return false;
   }
 }
 
