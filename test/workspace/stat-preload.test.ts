@@ -3,7 +3,7 @@
 // stats trusts the files it does not list. It may only ever spare lstats, never change what a
 // status says: each test compares with a status that looked at every file itself, after find
 // has judged every file, so that what the main thread takes from it is all of it.
-import { chmodSync, closeSync, openSync, readdirSync, renameSync, unlinkSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, openSync, readFileSync, readdirSync, renameSync, unlinkSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
@@ -11,6 +11,7 @@ import { startStatPreload } from "../../src/domains/workspace/stat-preload-start
 import { adoptStatPreload, CHUNK, StatPreload, type StatPreloadHandle } from "../../src/domains/workspace/stat-preload.js";
 import type { FileChange } from "../../src/domains/workspace/workspace.js";
 import { forge } from "../support/cli.js";
+import { seededRandom } from "../support/processes.js";
 import { FILE_STAT, readTreeColumns, type TreeColumns } from "../../src/domains/workspace/tree-cache.js";
 import { sha256 } from "../../src/objects/hash.js";
 import { cachePath, tempDir, put, workspaceBench, walkedStatus, type Bench } from "./support.js";
@@ -42,15 +43,17 @@ function start(root: string): StatPreloadHandle {
 /** Waits until find has judged every file (what it listed by then), reading its output beside the handle's own reader. */
 async function judgedAll(b: Bench, handle: StatPreloadHandle): Promise<Set<string>> {
   const watcher = new StatPreload({ ...handle, stop: () => {} });
-  const files = [...Array(N).keys()].map(path).sort();
-  // The columns' order is the tree's: the files sorted by path, as the tree cache keeps them.
+  // The paths find was given: the tree cache's files, in its order.
+  const cols = readTreeColumns(cachePath(b.root), undefined) as TreeColumns;
+  const files = cols.strings.slice(cols.nDirs, cols.nDirs + cols.nFiles);
+  expect(files.length).toBe(handle.nFiles);
   for (let waited = 0; waited < 5000; waited += 5) {
     const seen = watcher.judged((j) => files[j] as string);
     expect(seen, "find's output makes sense").toBeDefined();
-    if (seen !== undefined && seen.judged === N) return new Set([...seen.listed].map((j) => files[j] as string));
+    if (seen !== undefined && seen.judged === files.length) return new Set([...seen.listed].map((j) => files[j] as string));
     await sleep(5);
   }
-  throw new Error(`find did not judge ${b.root}'s ${N} files in 5 s`);
+  throw new Error(`find did not judge ${b.root}'s ${files.length} files in 5 s`);
 }
 
 describe("the stat preload", () => {
@@ -148,6 +151,46 @@ describe("the stat preload", () => {
     adoptStatPreload(fake(allJudged));
     expect(lines((await (await b.open()).status()).changes)).toEqual([]);
   }, 30_000);
+
+  for (const seed of [18, 19, 20])
+    it(`random rounds of edits, touches, chmods, replacements, deletions and new files, snapshots and refreshing statuses between: a status that takes find's word says what a walk says (seed ${seed})`, async () => {
+      const b = await settled();
+      const random = seededRandom(seed);
+      const pick = () => path(Math.floor(random() * N));
+      let made = 0;
+      for (let round = 0; round < 10; round++) {
+        const did: string[] = [];
+        for (let k = 0; k < 6; k++) {
+          const p = pick();
+          const abs = join(b.root, p);
+          if (!existsSync(abs)) continue;
+          const op = Math.floor(random() * 6);
+          did.push(`${op} ${p}`);
+          if (op === 0) put(b.root, p, `edited in round ${round}, longer than before\n`);
+          else if (op === 1)
+            put(b.root, p, readFileSync(abs, "utf8").replace(/./, "#")); // same size
+          else if (op === 2)
+            utimesSync(abs, new Date(), new Date()); // touched, same content
+          else if (op === 3) chmodSync(abs, 0o755);
+          else if (op === 4) {
+            writeFileSync(join(b.root, "replacement"), readFileSync(abs));
+            renameSync(join(b.root, "replacement"), abs); // same bytes, a new inode
+          } else unlinkSync(abs);
+        }
+        if (random() < 0.3) put(b.root, `d${round % 7}/new${made++}.txt`, `new in round ${round}\n`);
+        const then = random();
+        if (then < 0.25) await (await b.open()).snapshot(`round ${round}`);
+        else if (then < 0.7) await (await b.open()).status(); // may refresh the kept stats
+        if (random() < 0.7) await sleep(1100); // kept stats more than the racy second old: find's word decides
+        const handle = startStatPreload(b.root, 0);
+        if (handle !== undefined) {
+          await judgedAll(b, handle);
+          adoptStatPreload(handle);
+        }
+        const got = await (await b.open()).status();
+        expect(got, `round ${round}: ${did.join(", ")}`).toEqual(await walkedStatus(b));
+      }
+    }, 120_000);
 
   it("reads find's output as it grows: a path is placed in the chunk find was in", () => {
     const dir = tempDir("stat-preload-grow").path;
