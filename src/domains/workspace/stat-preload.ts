@@ -21,6 +21,7 @@
 // not where it should be — makes the main thread look at every file itself. Without GNU find
 // 4.9 (-files0-from), on another system, or with FORGE_NO_PRELOAD=1 nothing starts.
 import { closeSync, fstatSync, readSync } from "node:fs";
+import { PreloadSlot } from "./preload-slot.js";
 
 /** Files between two markers in find's input and output. */
 export const CHUNK = 256;
@@ -140,27 +141,17 @@ export class StatPreload {
   }
 }
 
-let adopted: StatPreload | undefined;
+const slot = new PreloadSlot<StatPreload>();
 
 /** Called by the CLI with what bin/forge.js started (stat-preload-start.ts). */
 export function adoptStatPreload(handle: StatPreloadHandle | undefined): void {
-  adopted?.close();
   const preload = handle === undefined ? undefined : new StatPreload(handle);
   // find must not outlive the command, whichever way it ends.
   if (preload !== undefined) process.once("exit", () => preload.close());
-  adopted = preload;
+  slot.adopt(preload);
 }
-
-/** What find saw is the tree as the command started; a comparison this long after (a lock waited for) looks for itself. */
-const FRESH_MS = 1000;
 
 /** The stat preload for a comparison of `root`, once: the first comparison of the process takes it. */
 export function takeStatPreload(root: string): StatPreload | undefined {
-  const p = adopted;
-  adopted = undefined;
-  if (p !== undefined && (p.root !== root || Date.now() - p.startedAt > FRESH_MS)) {
-    p.close();
-    return undefined;
-  }
-  return p;
+  return slot.take(root);
 }

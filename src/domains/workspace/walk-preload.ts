@@ -16,6 +16,7 @@
 // holds: the ignore rules, the stat cache and every read stay the walk's own; it only answers
 // "what names are in this folder and what is their lstat" earlier than the walk would ask.
 import { receiveMessageOnPort, type MessagePort, type Worker } from "node:worker_threads";
+import { PreloadSlot } from "./preload-slot.js";
 
 /** Control words shared with the worker (an Int32Array over a SharedArrayBuffer). */
 export const CTL_STOP = 0;
@@ -161,27 +162,14 @@ export class WalkPreload {
   }
 }
 
-let adopted: WalkPreload | undefined;
+const slot = new PreloadSlot<WalkPreload>();
 
 /** Called by the CLI with what bin/forge.js started (walk-preload-start.ts). */
 export function adoptWalkPreload(handle: PreloadHandle | undefined): void {
-  adopted?.close();
-  adopted = handle === undefined ? undefined : new WalkPreload(handle);
+  slot.adopt(handle === undefined ? undefined : new WalkPreload(handle));
 }
-
-/**
- * A walk that starts this long after the process did (it waited for a lock, say) lists the
- * folders itself: what the worker saw is older than a walk's own view would be.
- */
-const FRESH_MS = 1000;
 
 /** The preload for a walk of `root`, once: the first walk of the process takes it; later walks (and other roots) get none. */
 export function takeWalkPreload(root: string): WalkPreload | undefined {
-  const p = adopted;
-  adopted = undefined;
-  if (p !== undefined && (p.root !== root || Date.now() - p.startedAt > FRESH_MS)) {
-    p.close();
-    return undefined;
-  }
-  return p;
+  return slot.take(root);
 }
