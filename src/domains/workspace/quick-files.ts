@@ -96,25 +96,23 @@ export function compareFiles(c: FilesToCompare): { reads: StatChange[]; tooLarge
   return { reads, tooLarge };
 
   function compare(base: string): boolean {
-    if (preload === undefined) {
-      for (let j = 0; j < nFiles; j++) {
-        if (gone.length > 0 && gone[j] === 1) continue;
+    const isGone = (j: number) => gone.length > 0 && gone[j] === 1;
+    // With find's word: from the last file back, a chunk at a time, until the files before are those it judged.
+    let top = nFiles;
+    let judged = preload?.judged(pathOf);
+    while (judged !== undefined && judged.judged < top) {
+      const from = Math.max(judged.judged, top - CHUNK);
+      for (let j = top - 1; j >= from; j--) if (!isGone(j) && !look(base, j)) return false;
+      top = from;
+      judged = preload?.judged(pathOf);
+    }
+    // Without it (none, or its output made no sense): every file left, by its lstat (a watcher's hint comes only without a preload).
+    if (judged === undefined) {
+      for (let j = 0; j < top; j++) {
+        if (isGone(j)) continue;
         if (hinted !== undefined && (files[j * FILE_STAT] as number) < racyFrom && !hinted.has(pathOf(j)) && types[j] !== TOO_LARGE) continue;
         if (!look(base, j)) return false;
       }
-      return true;
-    }
-    // From the last file back, a chunk at a time, until the files before are those find judged.
-    let top = nFiles;
-    let judged = preload.judged(pathOf);
-    while (judged !== undefined && judged.judged < top) {
-      const from = Math.max(judged.judged, top - CHUNK);
-      for (let j = top - 1; j >= from; j--) if (!(gone.length > 0 && gone[j] === 1) && !look(base, j)) return false;
-      top = from;
-      judged = preload.judged(pathOf);
-    }
-    if (judged === undefined) {
-      for (let j = 0; j < top; j++) if (!(gone.length > 0 && gone[j] === 1) && !look(base, j)) return false;
       return true;
     }
     const judgedFiles = inFindsWord(files, types, top, racyFrom, judged.listed, gone);

@@ -12,7 +12,8 @@ const MIN_FILES = 2000;
 /** Kept stats this close before the walk that took them are racy (quick-status.ts RACY_MS). */
 const RACY_MS = 1000;
 
-// The tree cache's layout (tree-cache.ts): the header, the root hash, then the columns.
+// The tree cache's layout (tree-cache.ts, not imported: it would bring its hashing into this
+// starter, which runs before the CLI loads): the header, the root hash, then the columns.
 const HEADER = 48;
 const ROOT_BYTES = 32;
 const TYPE_LINK = 0x6c; // "l"

@@ -83,7 +83,8 @@ export class StatPreload {
 
   /** What find has judged by now, reading what it wrote since the last call; `paths(j)`: file j's path. Undefined once its output made no sense. */
   judged(paths: (j: number) => string): StatJudged | undefined {
-    if (this.#broken || this.#closed) return this.#broken ? undefined : { judged: this.#judgedFiles(), listed: this.#listed };
+    if (this.#broken) return undefined;
+    if (this.#closed) return { judged: this.#judgedFiles(), listed: this.#listed };
     let size: number;
     try {
       size = fstatSync(this.#h.outFd).size;
