@@ -22,8 +22,15 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
   const run =
     existsSync(bundled) && process.env.FORGE_NO_BUNDLE !== "1"
       ? async () => {
-          // A command that walks the work tree has its folders listed on the other core while the CLI loads.
           const bundleDir = join(__dirname, "..", "dist", "cli-bundle");
+          // A capture hook is offered to a long-lived Forge process of its workspace first (forge mcp): served, it is done.
+          let hookInput;
+          if (args[0] === "hook") {
+            const offered = await require(join(bundleDir, "hook-client.cjs")).handHookOver(args, bundled);
+            if (offered.served) return;
+            hookInput = offered.stdin;
+          }
+          // A command that walks the work tree has its folders listed on the other core while the CLI loads.
           // Else, where the last snapshot kept its stats, GNU find lstat's the files there (stat-preload.ts).
           let preload;
           let statPreload;
@@ -36,6 +43,7 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
           const { exports, save } = loadBundle(bundled, commandWords(args));
           exports.adoptWalkPreload?.(preload);
           exports.adoptStatPreload?.(statPreload);
+          exports.adoptHookInput?.(hookInput);
           process.exitCode = await exports.main(process.argv);
           // Each command's code cache is named by as many words as its name has ("forge files status": 2),
           // and written again after a run that went a way it was not written after.

@@ -124,12 +124,15 @@ await build({
   banner: { js: "import { createRequire as __forgeRequire } from 'node:module'; const require = __forgeRequire(import.meta.url);" },
 });
 // The walk preload: its starter (required by bin/forge.js before the CLI loads) and its
-// worker, each a small CommonJS script of its own so that both start in a few milliseconds.
+// worker, and the hook client, each a small CommonJS script of its own so that each starts
+// in a few milliseconds.
 await build({
   ...common,
   entryPoints: {
     "walk-preload-start": join(dist, "domains", "workspace", "walk-preload-start.js"),
     "walk-preload-worker": join(dist, "domains", "workspace", "walk-preload-worker.js"),
+    // A capture hook's offer to a long-lived Forge process, made before the CLI loads.
+    "hook-client": join(dist, "domains", "workspace", "hook-client.js"),
   },
   outdir: tmp,
   outExtension: { ".js": ".cjs" },

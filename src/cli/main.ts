@@ -149,6 +149,7 @@ function configure(cmd: Command): void {
 
 /** bin/forge.js hands over the walk or stat preload it started (domains/workspace/walk-preload.ts, stat-preload.ts). */
 export { adoptStatPreload, adoptWalkPreload } from "../operations/files/preload.js";
+export { adoptHookInput } from "./hook-input.js";
 /** Which way the command went (core/trace.ts): bin/code-cache.js writes a command's cache again for a way it has not seen. */
 export { waysTaken } from "../core/trace.js";
 

@@ -83,8 +83,10 @@ export async function serveStdio(options: McpServerOptions = {}): Promise<void> 
   });
   await server.connect(transport);
   refusePrototypeKeyArguments(transport);
-  // While it runs, the hooks and statuses of the workspace ask it which files changed.
-  const hints = await serveFileHints(options.root);
+  // While it runs, the hooks and statuses of the workspace ask it which files changed, and
+  // the capture hooks hand it their work (over the store it opened from a URL, not one given open).
+  const given = options.store;
+  const hints = await serveFileHints(options.root, typeof given === "object" ? undefined : { open: () => context.store(), url: given });
   try {
     await closed;
   } finally {

@@ -4,17 +4,17 @@
 // (session-start's brief), and never fails the host's action: a problem is reported on
 // stderr and the exit code is 0, unless --strict (or FORGE_HOOK_STRICT=1) asks for a
 // non-zero exit. It runs at every event of the host, so it loads only what its event uses.
-import { existsSync, readFileSync, statSync } from "node:fs";
-import { isAbsolute } from "node:path";
+import { readFileSync } from "node:fs";
 import { Command, Option } from "commander";
 import { findForgeRoot } from "../../core/config.js";
 import { ForgeError } from "../../core/errors.js";
 import type { HookInput, HookReport } from "../../integrations/hooks/hooks.js";
 import { HOOK_EVENTS, type HookEvent } from "../../operations/hooks/input.js";
-import { CAPTURE_KINDS, HOST_IDS, type CaptureKind, type HostId, hostOutput, isHost } from "../../operations/agent/names.js";
+import { CAPTURE_KINDS, HOST_IDS, type CaptureKind, type HostId, isHost } from "../../operations/agent/names.js";
 import { STRATEGIES, type Strategy } from "../../operations/files/shared.js";
 import type { Store } from "../../timeline/store.js";
 import { CliContext, type GlobalOptions } from "../context.js";
+import { takeHookInput } from "../hook-input.js";
 import { isTerminal, writeOut } from "../output.js";
 
 /** How a host reads a hook's stdout: Claude Code takes plain text (SessionStart adds it to the context); Gemini CLI parses it as one JSON object. */
@@ -56,6 +56,8 @@ class HookContext extends CliContext {
 }
 
 function readStdin(): string {
+  const read = takeHookInput();
+  if (read !== undefined) return read;
   // A host that sends nothing may leave stdin a terminal: do not wait on it.
   if (isTerminal(0)) return "";
   try {
@@ -137,62 +139,33 @@ async function hook(event: HookEvent, flags: HookFlags & { host: LegacyHost }, g
   writeOutput(flags.host, event, stdout);
 }
 
-/** The payload a host sent on stdin: a JSON object (empty input: {}); its own fields kept as given. */
-function parsePayload(text: string): Record<string, unknown> {
-  if (text.trim() === "") return {};
-  const value: unknown = JSON.parse(text);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) throw new ForgeError("INVALID_ARGUMENT", "the hook input is not a JSON object");
-  return value as Record<string, unknown>;
-}
-
-/** The folder a payload names as the host's working folder (Claude Code, Codex, Gemini CLI: cwd; Cursor: workspace_roots; Cline: workspaceRoots), if it exists. */
-function payloadCwd(payload: Record<string, unknown>): string | undefined {
-  const roots = Object.hasOwn(payload, "workspace_roots")
-    ? payload["workspace_roots"]
-    : Object.hasOwn(payload, "workspaceRoots")
-      ? payload["workspaceRoots"]
-      : undefined;
-  const named = Object.hasOwn(payload, "cwd") ? payload["cwd"] : Array.isArray(roots) ? roots[0] : undefined;
-  return typeof named === "string" && isAbsolute(named) && existsSync(named) && statSync(named).isDirectory() ? named : undefined;
-}
-
 /** Whether a store is to be found for `cwd`: a hook never creates one. */
 function storeFor(global: GlobalOptions, cwd: string): void {
   if (global.store === undefined && !process.env["FORGE_STORE"] && findForgeRoot(cwd) === undefined)
     throw new ForgeError("NO_STORE", `no Forge store for ${cwd}`, { hint: "run `forge enable` (or `forge init`) in the project, or set FORGE_STORE" });
 }
 
-/** `forge hook <kind> --host <id>`: the capture of a host's session at one of its events. */
+/** `forge hook <kind> --host <id>`: the capture of a host's session at one of its events (operations/hooks/capture-run.ts). */
 async function captureHook(kind: CaptureKind, host: HostId, flags: HookFlags, global: GlobalOptions): Promise<void> {
-  const strict = flags.strict === true || process.env["FORGE_HOOK_STRICT"] === "1";
-  let stdout: string | undefined;
-  try {
-    let payload: Record<string, unknown> = {};
-    try {
-      payload = parsePayload(readStdin());
-    } catch (e) {
-      if (strict) throw e;
-      say(kind, `the hook input is not JSON (${(e as Error).message}); going on without it`);
-    }
-    const cwd = payloadCwd(payload) ?? process.cwd();
-    storeFor(global, cwd);
-    const ctx = new HookContext(global, cwd);
-    try {
-      await ctx.store();
-      const { captureHookOperation } = await import("../../operations/agent/hooks.js");
-      const report = await ctx.call(captureHookOperation, { host, kind, payload, cwd });
-      for (const w of report.warnings) say(kind, `warning: ${w}`);
-      if (flags.verbose) for (const a of report.actions) say(kind, a);
-      stdout = report.stdout;
-    } finally {
-      await ctx.close();
-    }
-  } catch (e) {
-    say(kind, `${strict ? "error" : "skipped"}: ${describe(e)}`);
-    process.exitCode = strict ? 1 : 0;
-  }
-  // A host that parses stdout (as JSON) gets what it expects whatever happened.
-  writeOut(stdout ?? (await hostOutput(host, kind, "").catch(() => "")));
+  const { runCaptureHook } = await import("../../operations/hooks/capture-run.js");
+  const run = await runCaptureHook(
+    {
+      kind,
+      host,
+      strict: flags.strict === true || process.env["FORGE_HOOK_STRICT"] === "1",
+      verbose: flags.verbose === true,
+      stdin: readStdin(),
+      cwd: process.cwd(),
+      storeNamed: global.store !== undefined,
+    },
+    (cwd) => {
+      const ctx = new HookContext(global, cwd);
+      return { ctx, call: (op, input) => ctx.call(op, input), close: () => ctx.close() };
+    },
+  );
+  if (run.stderr !== "") process.stderr.write(run.stderr);
+  if (run.code !== 0) process.exitCode = run.code;
+  writeOut(run.stdout);
 }
 
 /** `forge hook commit-msg FILE [SOURCE] [SHA]`: from git's prepare-commit-msg; never stops a commit. */
@@ -210,13 +183,10 @@ async function commitMsgHook(file: string, source: string | undefined, flags: { 
       await ctx.close();
     }
   } catch (e) {
-    say("commit-msg", `${strict ? "error" : "skipped"}: ${describe(e)}`);
+    const { describeError } = await import("../../operations/hooks/capture-run.js");
+    say("commit-msg", `${strict ? "error" : "skipped"}: ${describeError(e)}`);
     process.exitCode = strict ? 1 : 0;
   }
-}
-
-function describe(e: unknown): string {
-  return e instanceof ForgeError ? `${e.message}${e.hint ? ` (${e.hint})` : ""}` : e instanceof Error ? e.message : String(e);
 }
 
 export function hookCommand(): Command {

@@ -10,6 +10,7 @@ import { createConnection, createServer, type Server, type Socket } from "node:n
 import { basename, dirname, join } from "node:path";
 import { findForgeRoot, readConfigFile } from "../../core/config.js";
 import { type WorkspaceLocation, workspaceRoot } from "../workspace/location.js";
+import type { HookHandler } from "../workspace/hook-serve.js";
 import { HINT_VERSION, hintSocketPath, type HintAnswer, type HintRequest } from "../workspace/watch-hint.js";
 import { inotifyQueueLimit, TreeWatcher } from "./tree-watcher.js";
 
@@ -70,7 +71,7 @@ export interface Watched {
  * this one stops, closing its server removes only its own socket (Node removes a socket's
  * file when its server closes, whoever the name is given to by then).
  */
-export function serveHints(path: string, log: ChangeLog, watched: Watched): Server {
+export function serveHints(path: string, log: ChangeLog, watched: Watched, hooks?: HookHandler): Server {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   removeDeadSockets(path);
@@ -89,6 +90,13 @@ export function serveHints(path: string, log: ChangeLog, watched: Watched): Serv
         return;
       }
       const line = text.slice(0, nl);
+      const hook = hookOf(line);
+      if (hook !== undefined) {
+        // A hook process handing its hook over (workspace/hook-serve.ts): run, or refused when nothing here runs hooks.
+        const answered = hooks ? hooks(hook.request) : Promise.resolve({ v: HINT_VERSION, refused: "no hooks run here" });
+        void answered.then((a) => socket.end(`${JSON.stringify(a)}\n`));
+        return;
+      }
       setImmediate(() => socket.end(`${JSON.stringify(answer(line))}\n`));
     });
   });
@@ -121,6 +129,17 @@ export function serveHints(path: string, log: ChangeLog, watched: Watched): Serv
   });
   server.unref();
   return server;
+}
+
+/** The hook a request line hands over (`{"v":1,"hook":{…}}`), if it is one. */
+function hookOf(line: string): { request: unknown } | undefined {
+  if (!line.includes('"hook"')) return undefined;
+  try {
+    const req = JSON.parse(line) as { v?: unknown; hook?: unknown };
+    return req.v === HINT_VERSION && req.hook !== undefined ? { request: req.hook } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The socket a process answers on for the name `path`. */
@@ -178,13 +197,13 @@ export class WatchHints {
   /** The tree watcher's failures and events when the log last looked, and the events of the second before. */
   #seen = { failures: 0, events: 0, before: 0, at: 0 };
 
-  constructor(tree: TreeWatcher, root: string, ignore: readonly string[]) {
+  constructor(tree: TreeWatcher, root: string, ignore: readonly string[], hooks?: HookHandler) {
     this.#tree = tree;
     this.#path = hintSocketPath(root);
     this.#seen.failures = tree.failures;
     let server: Server | undefined;
     try {
-      server = serveHints(this.#path, this.#log, { ignore, watches: (dir) => tree.watches(dir), check: () => this.#check() });
+      server = serveHints(this.#path, this.#log, { ignore, watches: (dir) => tree.watches(dir), check: () => this.#check() }, hooks);
     } catch {
       server = undefined; // statuses then lstat every file, as with no watcher
     }
@@ -227,10 +246,11 @@ const MAX_HINT_FOLDERS = 20000;
  * watcher of the workspace at `location` whose watches do not keep the process alive, when
  * the workspace keeps a tree with its walk's stats (snapshots are taken there: a hook, a
  * status), of at most 20,000 folders, and no other process answers for that folder yet (a
- * `forge watch` that starts later takes the socket over). Undefined when it does not start;
- * `close` it when the process's work ends.
+ * `forge watch` that starts later takes the socket over). With `hooks`, it runs the capture
+ * hooks the workspace's hook processes hand it (workspace/hook-serve.ts) too. Undefined when
+ * it does not start; `close` it when the process's work ends.
  */
-export async function serveWorkspaceHints(location: WorkspaceLocation = {}): Promise<{ close(): void } | undefined> {
+export async function serveWorkspaceHints(location: WorkspaceLocation = {}, hooks?: HookHandler): Promise<{ close(): void } | undefined> {
   const root = workspaceRoot(location);
   const forgeRoot = findForgeRoot(root);
   const folders = forgeRoot === undefined ? undefined : keptFolders(join(root, ".forge", "tree-cache.bin"));
@@ -240,7 +260,7 @@ export async function serveWorkspaceHints(location: WorkspaceLocation = {}): Pro
   let hints: WatchHints | undefined;
   const tree = new TreeWatcher({ root, ignore, persistent: false, onChange: (path, sure) => hints?.event(path, sure), onError: () => {} });
   tree.sync();
-  hints = new WatchHints(tree, root, ignore);
+  hints = new WatchHints(tree, root, ignore, hooks);
   const made = hints;
   return {
     close: () => {

@@ -3,6 +3,7 @@
 import type { Session } from "../../timeline/session.js";
 import type { Checkpoint } from "../../timeline/types.js";
 import type { FileChange, Strategy, Workspace } from "../workspace/workspace.js";
+import type { HookHandler } from "../workspace/hook-serve.js";
 
 export interface WatchOptions {
   /** The session whose working state is checkpointed. */
@@ -24,6 +25,8 @@ export interface WatchOptions {
   readonly lockDir?: string;
   /** Told about everything the watcher does. */
   readonly onEvent?: (event: WatchEvent) => void;
+  /** Runs the capture hooks the workspace's hook processes hand over (operations/hooks/served.ts), beside the hints. */
+  readonly hooks?: HookHandler;
 }
 
 /** Why a snapshot was taken: the first walk, a burst of edits gone quiet, or a full rescan that found what the watches missed. */

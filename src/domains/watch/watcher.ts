@@ -27,6 +27,7 @@ import { DEFAULT_EVERY_MS, DEFAULT_QUIET_MS, DEFAULT_RESCAN_MS } from "./default
 export { DEFAULT_EVERY_MS, DEFAULT_QUIET_MS, DEFAULT_RESCAN_MS };
 export type { WatchOptions, SnapshotCause, WatchEvent, WatchSummary } from "./types.js";
 import type { WatchOptions, SnapshotCause, WatchEvent, WatchSummary } from "./types.js";
+import type { HookHandler } from "../workspace/hook-serve.js";
 
 type Job = "snapshot" | "tick" | "rescan";
 const CONFLICT_ATTEMPTS = 4;
@@ -42,6 +43,7 @@ export class Watcher {
   readonly #everyMs: number;
   readonly #quietMs: number;
   readonly #rescanMs: number;
+  readonly #hooks: HookHandler | undefined;
   readonly #strategy: Strategy;
   readonly #emit: (event: WatchEvent) => void;
   readonly #locks: WatchLocks;
@@ -91,6 +93,7 @@ export class Watcher {
     this.#everyMs = options.everyMs ?? DEFAULT_EVERY_MS;
     this.#quietMs = options.quietMs ?? DEFAULT_QUIET_MS;
     this.#rescanMs = options.rescanMs ?? DEFAULT_RESCAN_MS;
+    this.#hooks = options.hooks;
     this.#strategy = options.strategy ?? "warn";
     this.#emit = options.onEvent ?? (() => undefined);
     this.#locks = locks;
@@ -151,7 +154,7 @@ export class Watcher {
       });
       this.#tree.sync();
       // What changed from here on, its watches set.
-      this.#hints = new WatchHints(this.#tree, ws.root, ws.ignorePatterns);
+      this.#hints = new WatchHints(this.#tree, ws.root, ws.ignorePatterns, this.#hooks);
     }
     this.#emit({
       type: "started",

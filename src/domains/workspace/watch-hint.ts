@@ -56,7 +56,7 @@ export type HintAnswer = { readonly v: number; readonly paths: readonly string[]
  * nobody else may write: `path` is a link (the user's own) to a socket of the answering
  * process beside it (`<name>.<pid>`, domains/watch/change-log.ts `serveHints`).
  */
-function ownSocket(path: string, dir: string): string | undefined {
+export function ownSocket(path: string, dir: string): string | undefined {
   const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
   if (uid === undefined) return undefined;
   try {

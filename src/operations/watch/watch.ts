@@ -65,7 +65,14 @@ export async function startWatch(ctx: OperationContext, input: WatchInput): Prom
   const store = await ctx.store();
   const session = await ctx.session(input.session);
   const workspace = input.files ? await ctx.workspace({ root: input.root, filesSession: input.filesSession }) : undefined;
+  // While it watches the files, the workspace's capture hooks hand it their work (over a store it opened from a URL).
+  const given = ctx.options.store;
+  const hooks =
+    workspace && typeof given !== "object" && process.env["FORGE_HOOK_SERVE"] !== "0"
+      ? (await import("../hooks/served.js")).hookServer(() => ctx.store(), given)
+      : undefined;
   return Watcher.start(store, {
+    ...(hooks && { hooks }),
     session,
     ...(workspace && { workspace }),
     everyMs: input.everyMs,
