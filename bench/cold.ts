@@ -335,14 +335,14 @@ interface HookRound {
  * --porcelain` (which must list one path) and then records the change untimed, so that each
  * round has one change. Every hook run must have snapshotted its change.
  */
-async function hookRowOf(p: Pair, label: string, what: string, round: (n: number) => HookRound): Promise<void> {
+async function hookRowOf(p: Pair, label: string, what: string, round: (n: number) => HookRound, hook: readonly string[] = POST_EDIT): Promise<void> {
   let r = round(0);
   const [f, g, n] = (await interleave(
     CONFIG.hookReps,
     [
       () => {
         r.apply(p.forge);
-        return run(NODE, [FORGE_BIN, "hook", "post-edit"], { cwd: p.forge, env: HOOK_ENV, input: r.payload }).ms;
+        return run(NODE, [FORGE_BIN, ...hook], { cwd: p.forge, env: HOOK_ENV, input: r.payload }).ms;
       },
       () => {
         r.apply(p.git);
@@ -360,7 +360,7 @@ async function hookRowOf(p: Pair, label: string, what: string, round: (n: number
     },
   )) as [Summary, Summary, Summary];
   const left = JSON.parse(forge(p.forge, ["--json", "files", "status"]).stdout) as { changes: unknown[] };
-  expect(left.changes.length === 0, "forge hook post-edit", `${left.changes.length} change(s) left unsnapshotted after the hook runs`);
+  expect(left.changes.length === 0, `forge ${hook.join(" ")}`, `${left.changes.length} change(s) left unsnapshotted after the hook runs`);
   timingRow(
     `${label}, ${count(p.files)} files · anchor \`git status --porcelain\``,
     f,
@@ -369,6 +369,10 @@ async function hookRowOf(p: Pair, label: string, what: string, round: (n: number
     n,
   );
 }
+
+/** The legacy hook the rows run, and the capture hook `forge enable` writes for Claude Code's PostToolUse. */
+const POST_EDIT = ["hook", "post-edit"];
+const CAPTURE_TOOL = ["hook", "tool", "--host", "claude-code"];
 
 const hookPayload = (p: Pair, tool: string, input: object, response: object): string =>
   JSON.stringify({ session_id: "bench-cold", cwd: p.forge, hook_event_name: "PostToolUse", tool_name: tool, tool_input: input, tool_response: response });
@@ -409,6 +413,37 @@ async function watchedHookRow(p: Pair): Promise<void> {
     r.apply(p.git);
     const traced = run(NODE, [FORGE_BIN, "hook", "post-edit"], { cwd: p.forge, env: { ...HOOK_ENV, FORGE_TRACE: "1" }, input: r.payload });
     expect(WATCHER_USED.test(traced.stderr), "forge hook post-edit with forge watch running", "it did not take the watcher's paths");
+    for (const args of r.record) git(p.git, [...args]);
+  });
+}
+
+/**
+ * The capture hook `forge enable` writes for Claude Code's PostToolUse (`forge hook tool --host
+ * claude-code`), alone and with `forge watch --files` running, which it hands its work to
+ * (operations/hooks/served.ts): as with `forge mcp`, the server of a host session.
+ */
+async function capturedHookRows(p: Pair): Promise<void> {
+  await hookRowOf(
+    p,
+    "capture hook: `forge hook tool --host claude-code` (the same payload), no Forge process running",
+    "one edit",
+    () => editRound(p),
+    CAPTURE_TOOL,
+  );
+  await withWatcher(p, async () => {
+    await hookRowOf(
+      p,
+      "capture hook with `forge watch --files` running: `forge hook tool --host claude-code` (the same payload; the watcher runs the hook)",
+      "one edit",
+      () => editRound(p),
+      CAPTURE_TOOL,
+    );
+    // The row measured hooks the watcher ran: one more, untimed, says so.
+    const r = editRound(p);
+    r.apply(p.forge);
+    r.apply(p.git);
+    const traced = run(NODE, [FORGE_BIN, ...CAPTURE_TOOL], { cwd: p.forge, env: { ...HOOK_ENV, FORGE_TRACE: "1" }, input: r.payload });
+    expect(/hook: served by pid/.test(traced.stderr), "forge hook tool with forge watch running", "the watcher did not run it");
     for (const args of r.record) git(p.git, [...args]);
   });
 }
@@ -645,6 +680,7 @@ async function main(): Promise<void> {
     await versionRow(work);
     await hookRow(p);
     await watchedHookRow(p);
+    await capturedHookRows(p);
     await newFileHookRow(p);
     await deletedFileHookRow(p);
     await statusRow(p, CONFIG.statusReps, true);
@@ -696,7 +732,7 @@ async function main(): Promise<void> {
     ...[
       `Every Forge figure is a whole \`node bin/forge.js …\` process from this checkout (${dist}), spawn to exit, run in the workspace (its store found through \`forge init\`'s .forge/); every anchor a whole process too. Forge and its anchor alternate (each goes first in turn; \`node -e 0\` rotates with them where a target counts it), after one untimed round; medians. A target's bound is computed from the same run's medians.`,
       `Tree: ../shared/checks/cold-paths's generator, ${CONFIG.folders} folders × ${CONFIG.perFolder} files of 1–8 KB of text (${BIG ? `and ${CONFIG.bigFolders} folders × ${CONFIG.perFolder} for the big-tree rows` : "no big-tree rows in this run"}). Forge works in its own copy, a git work tree committed once before \`forge init\` (so it takes the tracked files from git's index, as in a user's repository), where no git command runs afterwards; git in its own repository. Every edit (a line inserted in the middle of a file) is made to both copies.`,
-      `Hook: Claude Code's PostToolUse JSON on stdin (tool Edit, file_path the edited file), the file written just before the process starts; \`forge hook post-edit\` records it as the agent's edit and snapshots the workspace (FORGE_HOOK_STRICT=1 so a failure would show; after the rounds nothing is left unsnapshotted). Git's side writes the same bytes to the same file, runs \`git status --porcelain\` (which must list one file) and then commits it untimed, so each round has one file changed. The hook after a new file: the same with tool Write and a file created (~430 bytes, each round in another folder); git's side adds and commits it untimed. The hook after a file deleted: a Bash \`rm\` of a file both sides made and recorded untimed just before (each round in another folder); git's side deletes the same file, runs status (one line) and commits the deletion untimed. The hook with \`forge watch --files\` running: the first hook row again while a watcher (\`--quiet-period 1h --rescan off\`: it takes no snapshot of its own) follows Forge's copy; each hook asks it over its socket which files changed since the last snapshot's walk and lstat's only those (no watcher: every file). On the big tree, the status row again with such a watcher running, after an edit recorded two and a half seconds after it started (the first walk its word counts for); each such row checks once, untimed, that the command took the watcher's paths.`,
+      `Hook: Claude Code's PostToolUse JSON on stdin (tool Edit, file_path the edited file), the file written just before the process starts; \`forge hook post-edit\` records it as the agent's edit and snapshots the workspace (FORGE_HOOK_STRICT=1 so a failure would show; after the rounds nothing is left unsnapshotted). Git's side writes the same bytes to the same file, runs \`git status --porcelain\` (which must list one file) and then commits it untimed, so each round has one file changed. The hook after a new file: the same with tool Write and a file created (~430 bytes, each round in another folder); git's side adds and commits it untimed. The hook after a file deleted: a Bash \`rm\` of a file both sides made and recorded untimed just before (each round in another folder); git's side deletes the same file, runs status (one line) and commits the deletion untimed. The hook with \`forge watch --files\` running: the first hook row again while a watcher (\`--quiet-period 1h --rescan off\`: it takes no snapshot of its own) follows Forge's copy; each hook asks it over its socket which files changed since the last snapshot's walk and lstat's only those (no watcher: every file). On the big tree, the status row again with such a watcher running, after an edit recorded two and a half seconds after it started (the first walk its word counts for); each such row checks once, untimed, that the command took the watcher's paths. The capture hook rows: the first hook row again with the hook \`forge enable\` writes for Claude Code's PostToolUse (\`forge hook tool --host claude-code\`), with no Forge process running, then with such a watcher running, which the hook hands its work to over the same socket (as it does to \`forge mcp\`, which hosts run for a session); that row checks once, untimed, that the watcher ran the hook.`,
       `Status, re-snapshot and restore: ${CONFIG.changed} files edited in both copies, then ${CONFIG.settleMs} ms of quiet so neither Forge's stat cache nor git's index sees them as racy. Status runs repeat on the same change. Re-snapshot rounds each edit ${CONFIG.changed} other files; git's side is two processes (\`add -A\`, \`commit -q\`), times summed. Restore: states A and B (${CONFIG.changed} files apart) recorded by both, then B → A, A → B, … (\`forge files restore\` writes the files and records the result — a safety snapshot first only when the files changed since the last snapshot, which here they have not; \`git checkout -q SHA\` moves a detached HEAD); the files are compared after each round.`,
       `First snapshot: fresh copies each time (page cache warm: just copied), Forge's with the committed .git.${BIG ? ` The big-tree rows: the first snapshot once each, status and restore ${CONFIG.bigStatusReps} and ${CONFIG.bigRestoreReps} rounds.` : ""}`,
       `Git: GIT_CONFIG_NOSYSTEM=1, a fixed author and committer (as the check), gc.auto=0 and maintenance.auto=false (no background packing mid-run; the repositories keep loose objects).`,

@@ -67,6 +67,8 @@ export async function handHookOver(args: readonly string[], bundle: string): Pro
     if (answer === undefined) return notServed("no answer");
     if (!("served" in answer)) return notServed(answer.refused);
     mark(`hook: served by pid ${answer.served.pid}`);
+    // A host that stopped reading is no error of the hook's (the CLI's own output does the same).
+    for (const stream of [process.stdout, process.stderr]) stream.on("error", () => {});
     if (answer.served.stderr !== "") process.stderr.write(answer.served.stderr);
     if (answer.served.stdout !== "") process.stdout.write(answer.served.stdout);
     if (answer.served.code !== 0) process.exitCode = answer.served.code;
