@@ -9,6 +9,7 @@ import { Command, Option } from "commander";
 import { findForgeRoot } from "../../core/config.js";
 import { ForgeError } from "../../core/errors.js";
 import type { HookInput, HookReport } from "../../integrations/hooks/hooks.js";
+import { describeError, needStore, runCaptureHook } from "../../operations/hooks/capture-run.js";
 import { HOOK_EVENTS, type HookEvent } from "../../operations/hooks/input.js";
 import { CAPTURE_KINDS, HOST_IDS, type CaptureKind, type HostId, isHost } from "../../operations/agent/names.js";
 import { STRATEGIES, type Strategy } from "../../operations/files/shared.js";
@@ -139,15 +140,8 @@ async function hook(event: HookEvent, flags: HookFlags & { host: LegacyHost }, g
   writeOutput(flags.host, event, stdout);
 }
 
-/** Whether a store is to be found for `cwd`: a hook never creates one. */
-function storeFor(global: GlobalOptions, cwd: string): void {
-  if (global.store === undefined && !process.env["FORGE_STORE"] && findForgeRoot(cwd) === undefined)
-    throw new ForgeError("NO_STORE", `no Forge store for ${cwd}`, { hint: "run `forge enable` (or `forge init`) in the project, or set FORGE_STORE" });
-}
-
 /** `forge hook <kind> --host <id>`: the capture of a host's session at one of its events (operations/hooks/capture-run.ts). */
 async function captureHook(kind: CaptureKind, host: HostId, flags: HookFlags, global: GlobalOptions): Promise<void> {
-  const { runCaptureHook } = await import("../../operations/hooks/capture-run.js");
   const run = await runCaptureHook(
     {
       kind,
@@ -173,7 +167,7 @@ async function commitMsgHook(file: string, source: string | undefined, flags: { 
   const strict = flags.strict === true || process.env["FORGE_HOOK_STRICT"] === "1";
   try {
     const cwd = process.cwd();
-    storeFor(global, cwd);
+    needStore(global.store !== undefined, cwd);
     const ctx = new HookContext(global, cwd);
     try {
       const { commitMsgHookOperation } = await import("../../operations/agent/hooks.js");
@@ -183,7 +177,6 @@ async function commitMsgHook(file: string, source: string | undefined, flags: { 
       await ctx.close();
     }
   } catch (e) {
-    const { describeError } = await import("../../operations/hooks/capture-run.js");
     say("commit-msg", `${strict ? "error" : "skipped"}: ${describeError(e)}`);
     process.exitCode = strict ? 1 : 0;
   }

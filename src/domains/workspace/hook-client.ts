@@ -10,7 +10,7 @@ import { findForgeRoot } from "../../core/config.js";
 import { parsePayload, payloadCwd } from "../../core/hook-payload.js";
 import { mark } from "../../core/trace.js";
 import { bundleBuild, type ServedHookAnswer, type ServedHookRequest, servedEnv } from "./hook-serve.js";
-import { HINT_VERSION, hintSocketPath, ownSocket, watchDir } from "./watch-hint.js";
+import { askSocket, HINT_VERSION, hintSocketPath, ownSocket, watchDir } from "./watch-hint.js";
 
 /** Whether the hook was served (its output written, its exit code set), and else the stdin read for the CLI. */
 export interface HookHandOver {
@@ -63,7 +63,8 @@ export async function handHookOver(args: readonly string[], bundle: string): Pro
       cwd: process.cwd(),
       env: servedEnv(),
     };
-    const answer = await ask(socket, { v: HINT_VERSION, hook: request });
+    const line = await askSocket(socket, `${JSON.stringify({ v: HINT_VERSION, hook: request })}\n`, ANSWER_MS);
+    const answer = line === undefined ? undefined : parseAnswer(line);
     if (answer === undefined) return notServed("no answer");
     if (!("served" in answer)) return notServed(answer.refused);
     mark(`hook: served by pid ${answer.served.pid}`);
@@ -76,33 +77,6 @@ export async function handHookOver(args: readonly string[], bundle: string): Pro
   } catch {
     return notServed("failed");
   }
-}
-
-/** The server's answer to `request`, or undefined (no connection, no answer in time, not an answer). */
-async function ask(path: string, request: unknown): Promise<ServedHookAnswer | undefined> {
-  const { createConnection } = await import("node:net");
-  return new Promise((resolve) => {
-    let text = "";
-    let done = false;
-    const finish = (answer: ServedHookAnswer | undefined) => {
-      if (done) return;
-      done = true;
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(answer);
-    };
-    const socket = createConnection(path);
-    const timer = setTimeout(() => finish(undefined), ANSWER_MS);
-    socket.setEncoding("utf8");
-    socket.on("error", () => finish(undefined));
-    socket.on("data", (chunk: string) => {
-      text += chunk;
-      const nl = text.indexOf("\n");
-      if (nl >= 0) finish(parseAnswer(text.slice(0, nl)));
-    });
-    socket.on("end", () => finish(undefined));
-    socket.write(`${JSON.stringify(request)}\n`);
-  });
 }
 
 function parseAnswer(line: string): ServedHookAnswer | undefined {

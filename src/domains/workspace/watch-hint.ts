@@ -87,28 +87,37 @@ export async function askWatcher(root: string, since: number, ignore: readonly s
   }
   const socketPath = ownSocket(path, watchDir());
   if (socketPath === undefined) return undefined;
+  const line = await askSocket(socketPath, `${JSON.stringify({ v: HINT_VERSION, since, ignore, dirs } satisfies HintRequest)}\n`, ANSWER_MS);
+  return line === undefined ? undefined : parseAnswer(line);
+}
+
+/**
+ * Sends `request` (a line) to the socket at `path` and gives the first line answered, or
+ * undefined: no connection, the connection ended first, or nothing within `timeoutMs`.
+ */
+export async function askSocket(path: string, request: string, timeoutMs: number): Promise<string | undefined> {
   const { createConnection } = await import("node:net");
   return new Promise((resolve) => {
     let text = "";
     let done = false;
-    const finish = (paths: readonly string[] | undefined) => {
+    const finish = (line: string | undefined) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve(paths);
+      resolve(line);
     };
-    const socket = createConnection(socketPath);
-    const timer = setTimeout(() => finish(undefined), ANSWER_MS);
+    const socket = createConnection(path);
+    const timer = setTimeout(() => finish(undefined), timeoutMs);
     socket.setEncoding("utf8");
     socket.on("error", () => finish(undefined));
     socket.on("data", (chunk: string) => {
       text += chunk;
       const nl = text.indexOf("\n");
-      if (nl >= 0) finish(parseAnswer(text.slice(0, nl)));
+      if (nl >= 0) finish(text.slice(0, nl));
     });
     socket.on("end", () => finish(undefined));
-    socket.write(`${JSON.stringify({ v: HINT_VERSION, since, ignore, dirs } satisfies HintRequest)}\n`);
+    socket.write(request);
   });
 }
 

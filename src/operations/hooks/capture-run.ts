@@ -57,9 +57,7 @@ export async function runCaptureHook(run: CaptureRun, seatFor: (cwd: string) => 
       say(`the hook input is not JSON (${(e as Error).message}); going on without it`);
     }
     const cwd = payloadCwd(payload) ?? run.cwd;
-    // A hook wired globally must not create stores in every folder the host visits.
-    if (!run.storeNamed && !process.env["FORGE_STORE"] && findForgeRoot(cwd) === undefined)
-      throw new ForgeError("NO_STORE", `no Forge store for ${cwd}`, { hint: "run `forge enable` (or `forge init`) in the project, or set FORGE_STORE" });
+    needStore(run.storeNamed, cwd);
     const seat = seatFor(cwd);
     try {
       // Opened first: a store that cannot be opened is reported at every event.
@@ -82,6 +80,12 @@ export async function runCaptureHook(run: CaptureRun, seatFor: (cwd: string) => 
     stdout = await hostOutput(run.host, run.kind, "").catch(() => "");
   }
   return { stdout, stderr, code };
+}
+
+/** NO_STORE unless a store is named or found for `cwd`: a hook wired globally must not create stores in every folder the host visits. */
+export function needStore(storeNamed: boolean, cwd: string): void {
+  if (!storeNamed && !process.env["FORGE_STORE"] && findForgeRoot(cwd) === undefined)
+    throw new ForgeError("NO_STORE", `no Forge store for ${cwd}`, { hint: "run `forge enable` (or `forge init`) in the project, or set FORGE_STORE" });
 }
 
 /** An error as one line: a Forge error with its hint. */
