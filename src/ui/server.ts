@@ -18,6 +18,11 @@ export interface UiOptions {
   readonly pollMs?: number;
   /** The project whose files the page blames (default: the folder holding .forge above the current one). */
   readonly root?: string;
+  /**
+   * Run the workspace's capture hooks too (operations/hooks/served.ts): the store was opened
+   * from this URL (`null`: FORGE_STORE, else the nearest .forge), so a hook can tell it is its own.
+   */
+  readonly serveHooks?: { readonly storeUrl: string | null };
 }
 
 export interface RunningUi {
@@ -70,8 +75,9 @@ export async function startUi(store: Store, options: UiOptions = {}): Promise<Ru
   });
   const shown = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
   const url = `http://${shown}:${actualPort}/?token=${encodeURIComponent(token)}`;
-  // While it runs, the hooks and statuses of the workspace ask it which files changed.
-  const hints = await serveFileHints(options.root);
+  // While it runs, the hooks and statuses of the workspace ask it which files changed (and, asked to, it runs their capture hooks).
+  const hooks = options.serveHooks;
+  const hints = await serveFileHints(options.root, hooks && { open: () => Promise.resolve(store), url: hooks.storeUrl ?? undefined });
   return {
     url,
     host,

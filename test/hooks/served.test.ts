@@ -18,16 +18,20 @@ beforeAll(() => requireBuiltLibrary());
 
 const SERVED = /forge trace: +[\d.]+ ms {2}hook: served by pid (\d+)/;
 
-/** `forge mcp` in the place, its stdin held open (it serves until that ends), killed at the end of the test. */
-async function mcp(p: Place, env: Record<string, string> = {}): Promise<{ pid: number; stop: () => Promise<number | null> }> {
-  const child = spawn(process.execPath, [FORGE_BIN, "mcp"], { cwd: p.root, env: forgeEnv({ TMPDIR: p.tmp, ...env }), stdio: ["pipe", "ignore", "pipe"] });
+/** `forge mcp` (or `args`) in the place, its stdin held open (mcp serves until that ends), killed at the end of the test. */
+async function mcp(
+  p: Place,
+  env: Record<string, string> = {},
+  args: readonly string[] = ["mcp"],
+): Promise<{ pid: number; stop: () => Promise<number | null> }> {
+  const child = spawn(process.execPath, [FORGE_BIN, ...args], { cwd: p.root, env: forgeEnv({ TMPDIR: p.tmp, ...env }), stdio: ["pipe", "ignore", "pipe"] });
   const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
   onTestFinished(() => {
     if (child.exitCode === null) child.kill("SIGKILL");
   });
   const dir = join(p.tmp, `forge-${process.getuid?.() ?? "user"}`, "watch");
   for (let i = 0; i < 100 && !(existsSync(dir) && readdirSync(dir).some((n) => n.endsWith(".sock"))); i++) await sleep(50);
-  if (!readdirSync(dir).some((n) => n.endsWith(".sock"))) throw new Error("forge mcp made no hint socket in 5 s");
+  if (!readdirSync(dir).some((n) => n.endsWith(".sock"))) throw new Error(`forge ${args.join(" ")} made no hint socket in 5 s`);
   return {
     pid: child.pid as number,
     stop: () => {
@@ -135,5 +139,14 @@ describe("capture hooks handed to a running forge mcp", () => {
     expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: "", stderr: "" });
     expect(forge(p, ["files", "status"]).stdout).toMatch(/no changes/);
     expect(forge(p, ["agent", "list"]).stdout).toMatch(/^w1\s+claude-code/m);
+  });
+
+  it("are run by a forge ui too", async () => {
+    const p = seeded("served-hooks-ui");
+    const ui = await mcp(p, {}, ["ui", "--port", "0"]);
+    const r = hook(p, "tool", "claude-code", edited(p, "u1", "d0/f0.txt", "edited with the page open\n"));
+    expect(r.servedBy).toBe(ui.pid);
+    expect({ code: r.code, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: "", stderr: "" });
+    expect(forge(p, ["files", "status"]).stdout).toMatch(/no changes/);
   });
 });

@@ -17,6 +17,7 @@ export function uiCommand(): Command {
           host: opts.host,
           port: opts.port,
           ...(opts.token !== undefined && { token: opts.token }),
+          serveHooks: { storeUrl: ctx.global.store ?? null },
         });
         if (ctx.json) printJson({ url: ui.url, host: ui.host, port: ui.port, token: ui.token });
         else {
