@@ -23,9 +23,9 @@ if (args.length === 1 && (args[0] === "--version" || args[0] === "-V")) {
     existsSync(bundled) && process.env.FORGE_NO_BUNDLE !== "1"
       ? async () => {
           const bundleDir = join(__dirname, "..", "dist", "cli-bundle");
-          // A capture hook is offered to a long-lived Forge process of its workspace first (forge mcp): served, it is done.
+          // A capture hook (`hook <kind> --host <id>`) is offered to a long-lived Forge process of its workspace first (forge mcp): served, it is done.
           let hookInput;
-          if (args[0] === "hook") {
+          if (args[0] === "hook" && args[2] === "--host") {
             const offered = await require(join(bundleDir, "hook-client.cjs")).handHookOver(args, bundled);
             if (offered.served) return;
             hookInput = offered.stdin;
